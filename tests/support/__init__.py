@@ -1,0 +1,1 @@
+"""Test support: real model APIs on loopback, fixture workspaces."""
