@@ -180,6 +180,9 @@ class ModelServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", port), _Handler)
         self.recorder = Recorder()
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hung up (a cancelled or timed-out judgment) is expected here, not an error."""
+
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"

@@ -1,0 +1,169 @@
+"""`smartsearch query ...`: the engine at a terminal, for people and scripts.
+
+The index is persisted between runs (like the server's), so the second query on a root starts warm.
+Output follows ripgrep's habits: 1-based lines, `path:start-end` first, exit 0 with matches, 1 with none,
+2 on an error with the message on stderr. `--json` prints one object: the contract's result with lines
+instead of LSP ranges.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from smartsearch_ls import __version__
+from smartsearch_ls.discovery.errors import DiscoveryError
+from smartsearch_ls.discovery.globs import GlobSet
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.judge.models import JudgeUnavailable, judge_name, resolve_judge
+from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed, JudgmentCache
+from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.search.params import InvalidQuery, parse_params
+from smartsearch_ls.search.result import SearchResult, summary
+from smartsearch_ls.search.routing import route
+from smartsearch_ls.settings import Settings, merge
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="smartsearch", description="Find code by behavior, in plain English.")
+    parser.add_argument("--version", action="version", version=f"smartsearch {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    query = commands.add_parser("query", help="search a folder", description="Search a folder by behavior.")
+    query.add_argument("query", help='what the code does, e.g. "where do we reject expired sessions"')
+    query.add_argument("--root", default=".", help="folder to search (default: the current one)")
+    query.add_argument("--glob", help="ripgrep-style glob that narrows the files searched")
+    query.add_argument("--limit", type=int, help="matches to print (1-100, default 10)")
+    query.add_argument("--candidates", type=int, help="snippets shortlisted and judged (1-256, default 128)")
+    query.add_argument("--judge", help="judge model: `local` (default) or any Pydantic AI model name")
+    query.add_argument("--threshold", type=float, help="relevance a match needs (0-1, default 0.5)")
+    query.add_argument("--concurrency", type=int, help="judgments in flight at once (default 8)")
+    query.add_argument("--timeout", type=float, help="seconds per judgment (default 30)")
+    query.add_argument("--mode", choices=["auto", "behavior", "symbol", "path"], default="auto")
+    query.add_argument("--exclude", action="append", default=[], help="glob never indexed nor judged (repeatable)")
+    query.add_argument("--cache-dir", help="where the persisted index lives")
+    query.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point."""
+    args = build_parser().parse_args(argv)
+    try:
+        code = asyncio.run(_query(args))
+    except (InvalidQuery, DiscoveryError, JudgeUnavailable, JudgeFailed, ValueError) as error:
+        print(f"smartsearch: {error}", file=sys.stderr)
+        code = 2
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    given = {
+        "judge.model": args.judge,
+        "judge.timeout": args.timeout,
+        "threshold": args.threshold,
+        "concurrency": args.concurrency,
+        "exclude": args.exclude or None,
+        "cacheDir": args.cache_dir,
+    }
+    settings, problems = merge(Settings(), given)
+    if problems:
+        raise ValueError(" ".join(problems))
+    return settings
+
+
+async def _query(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    params = parse_params(
+        {
+            key: value
+            for key, value in {
+                "query": args.query,
+                "glob": args.glob,
+                "limit": args.limit,
+                "candidates": args.candidates,
+                "mode": args.mode,
+            }.items()
+            if value is not None
+        }
+    )
+    root = Path(args.root)
+    if not root.is_dir():
+        raise ValueError(f"--root {args.root!r} is not a directory.")
+    mode = None if params.mode == "auto" else params.mode
+    judge = None
+    if (mode or route(params.query)) == "behavior":
+        model = resolve_judge(settings.judge.model)
+        judge = JudgeConfig(model, judge_name(settings.judge.model), settings.judge.timeout, settings.concurrency)
+    index = RootIndex(root, exclude=tuple(settings.exclude), cache_dir=settings.cacheDir)
+    index.load_persisted()
+    stats = index.refresh()
+    if stats.read or stats.removed:
+        index.persist()
+    request = SearchRequest(
+        query=params.query,
+        scopes=[Scope(index, "", GlobSet.of([params.glob]) if params.glob else GlobSet())],
+        limit=params.limit or settings.limit,
+        candidates=params.candidates or settings.candidates,
+        threshold=settings.threshold,
+        mode=mode,
+    )
+    result = await search(request, judge, JudgmentCache())
+    if args.json:
+        print(json.dumps(to_json(result), indent=2))
+    else:
+        _print_human(result)
+    return 0 if result.matches else 1
+
+
+def to_json(result: SearchResult) -> dict[str, Any]:
+    """The contract's result with 1-based lines in place of LSP ranges."""
+    return {
+        "matches": [
+            {
+                "path": m.path,
+                "start_line": m.start_line,
+                "end_line": m.end_line,
+                "snippet_start_line": m.snippet_start_line,
+                "snippet_end_line": m.snippet_end_line,
+                "symbol": m.symbol,
+                "kind": m.kind,
+                "relevance": m.relevance,
+                "excerpt": m.excerpt,
+            }
+            for m in result.matches
+        ],
+        "omittedMatches": result.omitted_matches,
+        "coverage": {
+            "files": result.coverage.files,
+            "skippedFiles": result.coverage.skipped_files,
+            "snippets": result.coverage.snippets,
+            "shortlisted": result.coverage.shortlisted,
+            "judged": result.coverage.judged,
+            "complete": result.coverage.complete,
+            "skippedByReason": result.coverage.skipped_by_reason,
+        },
+        "warnings": result.warnings,
+        "mode": result.mode,
+        "judge": result.judge,
+    }
+
+
+def _print_human(result: SearchResult) -> None:
+    for match in result.matches:
+        print(f"{match.path}:{match.start_line}-{match.end_line}  {match.relevance:.2f}  {match.symbol or ''}".rstrip())
+        for line in match.excerpt.splitlines():
+            print(f"    {line}")
+        print()
+    if result.omitted_matches:
+        print(f"({result.omitted_matches} more matches above the threshold; raise --limit to see them)")
+    print(f"searched: {summary(result.coverage)}; judge: {result.judge or 'none'}", file=sys.stderr)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)

@@ -1,0 +1,1 @@
+"""Which files a search may see: ripgrep's listing, narrowed by globs, read only when safe and useful."""

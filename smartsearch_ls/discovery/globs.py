@@ -1,0 +1,117 @@
+"""Ripgrep-style globs matched in Python, after listing.
+
+A `--glob` given to rg *overrides* its ignore rules (`rg --files -g .env` lists a hidden `.env`), so user
+globs never reach rg: the listing is made with ignore rules intact, and globs only narrow it here. Syntax
+as in ripgrep/gitignore: a glob without `/` matches the file name at any depth; with `/` it matches the
+path from the root; `**` spans directories, `*` and `?` stay within one, `{a,b}` alternates, `[...]` is
+a class; a leading `!` negates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+def _translate(glob: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == n:
+            out.append("/.*")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            end = glob.find("]", i + 2)
+            if end < 0:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = glob[i + 1 : end].replace("\\", "\\\\")
+                out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+                i = end + 1
+        elif c == "{":
+            end = glob.find("}", i)
+            if end < 0:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                out.append("(?:" + "|".join(_translate(p) for p in glob[i + 1 : end].split(",")) + ")")
+                i = end + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+@lru_cache(maxsize=256)
+def _compile(glob: str) -> re.Pattern[str]:
+    anchored = "/" in glob.rstrip("/")
+    body = _translate(glob.lstrip("/").rstrip("/"))
+    prefix = "" if anchored else "(?:.*/)?"
+    # A glob naming a directory also matches everything under it, as in gitignore.
+    return re.compile(f"{prefix}{body}(?:/.*)?", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class GlobSet:
+    """Include globs (any may match; none given means all) and exclude globs (none may match)."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, globs: Iterable[str]) -> GlobSet:
+        """Split a ripgrep-style list where `!glob` excludes."""
+        include, exclude = [], []
+        for glob in globs:
+            glob = glob.strip()
+            if glob.startswith("!"):
+                exclude.append(glob[1:])
+            elif glob:
+                include.append(glob)
+        return cls(tuple(include), tuple(exclude))
+
+    def names(self, path: str) -> bool:
+        """Whether any include glob matches, ignoring the excludes: "is this path one of these"."""
+        return any(_compile(g).fullmatch(path) for g in self.include)
+
+    def matches(self, path: str) -> bool:
+        """Whether a root-relative '/'-separated path passes."""
+        if self.include and not any(_compile(g).fullmatch(path) for g in self.include):
+            return False
+        return not any(_compile(g).fullmatch(path) for g in self.exclude)
+
+
+SECRET_GLOBS: tuple[str, ...] = (
+    ".env*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.keystore",
+    "*.jks",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    "*.kdbx",
+)
+"""Files that hold credentials: never indexed, whatever the ignore files say, so never sent to a judge."""

@@ -1,0 +1,118 @@
+"""Reading a listed file, or saying why it is skipped.
+
+Judging a lockfile, a minified bundle or a binary wastes the judge's time and the user's money, and their
+lines would drown real code in the shortlist, so such files are skipped and counted by reason: coverage
+then tells "no matches" apart from "did not look". A file that vanishes between listing and reading is
+skipped the same way, never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+MAX_FILE_BYTES = 1 << 20
+"""1 MiB: larger files are generated data far more often than code anyone searches by behavior."""
+
+MAX_LINE_CHARS = 2_000
+"""A longer line marks a minified or generated file; no 12-line excerpt of it would be readable."""
+
+BINARY_SNIFF_BYTES = 8_192
+"""Where a NUL byte betrays a binary file, as git and ripgrep look."""
+
+
+class SkipReason(StrEnum):
+    """Why a listed file was not indexed."""
+
+    OVERSIZED = "oversized"
+    BINARY = "binary"
+    NOT_UTF8 = "non-UTF-8"
+    MINIFIED = "minified"
+    UNREADABLE = "unreadable"
+    VANISHED = "vanished"
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """What tells a changed file from an unchanged one without reading it."""
+
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReadFile:
+    """A file's text, or the reason it has none."""
+
+    stamp: FileStamp | None
+    digest: str
+    text: str | None
+    skipped: SkipReason | None
+
+
+def stamp_of(path: Path) -> FileStamp | None:
+    """Size and modification time, or None when the file is gone or is not a regular file."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):  # regular files only: never a symlink, fifo or device
+        return None
+    return FileStamp(info.st_size, info.st_mtime_ns)
+
+
+def digest_of(data: bytes) -> str:
+    """A content hash: equal digests mean the file need not be chunked again."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def classify_text(data: bytes) -> tuple[str | None, SkipReason | None]:
+    """Decode bytes as source text, or say why they are not."""
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return None, SkipReason.BINARY
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None, SkipReason.NOT_UTF8
+    if "\0" in text:
+        return None, SkipReason.BINARY
+    if len(text) > MAX_LINE_CHARS and _longest_line(text) > MAX_LINE_CHARS:
+        return None, SkipReason.MINIFIED
+    return text, None
+
+
+def _longest_line(text: str) -> int:
+    longest = start = 0
+    length = len(text)
+    while start < length:
+        end = text.find("\n", start)
+        if end < 0:
+            end = length
+        longest = max(longest, end - start)
+        start = end + 1
+    return longest
+
+
+def read_file(path: Path) -> ReadFile:
+    """Read a listed file that must be a regular file (a symlink is never followed)."""
+    stamp = stamp_of(path)
+    if stamp is None:
+        return ReadFile(None, "", None, SkipReason.VANISHED)
+    if stamp.size > MAX_FILE_BYTES:
+        return ReadFile(stamp, "", None, SkipReason.OVERSIZED)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return ReadFile(None, "", None, SkipReason.VANISHED)
+    except OSError:
+        return ReadFile(stamp, "", None, SkipReason.UNREADABLE)
+    if len(data) > MAX_FILE_BYTES:
+        return ReadFile(stamp, "", None, SkipReason.OVERSIZED)
+    text, skipped = classify_text(data)
+    return ReadFile(stamp, digest_of(data), text, skipped)

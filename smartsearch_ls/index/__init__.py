@@ -1,0 +1,1 @@
+"""The warm index of one root and the lexical shortlist drawn from it."""

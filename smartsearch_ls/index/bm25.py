@@ -1,0 +1,114 @@
+"""An incremental BM25 index whose query cost is the postings of the query's own terms.
+
+rank-bm25 rebuilds everything on a change and scores every document on every query (measured: 5 s to
+build 15k snippets, 25-100 ms a query), which a keystroke-driven index cannot afford. Here each term keeps
+one flat `array('i')` of `(document, frequency)` pairs, read by numpy without copying; a changed file's
+snippets are retired (a flag) and its new snippets appended, so an edit costs the edited file only.
+Retired entries stay in the postings, skipped while scoring, until `compact` drops them.
+
+Path and symbol terms live in a second, boolean field that adds a fixed multiple of the term's idf: a
+query word that names the file or the function is stronger evidence than the same word in a body.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+K1 = 1.2
+B = 0.75
+META_BOOST = 2.0
+"""A path or symbol hit is worth two body hits: strong, but a body that does the thing still wins."""
+
+
+class Bm25Index:
+    """Documents are integer ids handed out by `add`; `retire` removes one from every ranking."""
+
+    def __init__(self) -> None:
+        self.body: dict[str, array[int]] = {}
+        self.meta: dict[str, array[int]] = {}
+        self.lengths = array("f")
+        self.alive = bytearray()
+        self.live = 0
+        self.live_length = 0.0
+
+    def add(self, body: Mapping[str, int], meta: Iterable[str]) -> int:
+        """Index a document; returns its id."""
+        doc = len(self.lengths)
+        postings = self.body
+        for term, frequency in body.items():
+            found = postings.get(term)
+            if found is None:
+                postings[term] = array("i", (doc, frequency))
+            else:
+                found.append(doc)
+                found.append(frequency)
+        for term in meta:
+            found = self.meta.get(term)
+            if found is None:
+                self.meta[term] = array("i", (doc,))
+            else:
+                found.append(doc)
+        length = float(sum(body.values()))
+        self.lengths.append(length)
+        self.alive.append(1)
+        self.live += 1
+        self.live_length += length
+        return doc
+
+    def retire(self, doc: int) -> None:
+        """Drop a document from every future ranking."""
+        if self.alive[doc]:
+            self.alive[doc] = 0
+            self.live -= 1
+            self.live_length -= self.lengths[doc]
+
+    @property
+    def retired(self) -> int:
+        return len(self.lengths) - self.live
+
+    def compact(self) -> None:
+        """Drop retired documents from the postings (ids stay stable); worth it once they are many."""
+        alive = np.frombuffer(self.alive, dtype=np.uint8).astype(bool)
+        for table, width in ((self.body, 2), (self.meta, 1)):
+            for term in list(table):
+                pairs = np.frombuffer(table[term], dtype=np.int32).reshape(-1, width)
+                kept = pairs[alive[pairs[:, 0]]]
+                if len(kept):
+                    table[term] = array("i", kept.tobytes())
+                else:
+                    del table[term]
+
+    def scores(self, weights: Mapping[str, float]) -> npt.NDArray[np.float32]:
+        """BM25 (plus the meta boost) of every document id for weighted query terms; retired ones score 0."""
+        size = len(self.lengths)
+        scores = np.zeros(size, dtype=np.float32)
+        if not self.live:
+            return scores
+        alive = np.frombuffer(self.alive, dtype=np.uint8).astype(bool)
+        lengths = np.frombuffer(self.lengths, dtype=np.float32)
+        average = max(self.live_length / self.live, 1.0)
+        for term, weight in weights.items():
+            found = self.body.get(term)
+            if found is not None:
+                pairs = np.frombuffer(found, dtype=np.int32).reshape(-1, 2)
+                pairs = pairs[alive[pairs[:, 0]]]
+                if len(pairs):
+                    docs, tf = pairs[:, 0], pairs[:, 1].astype(np.float32)
+                    norm = K1 * (1 - B + B * lengths[docs] / average)
+                    scores[docs] += weight * _idf(len(docs), self.live) * tf * (K1 + 1) / (tf + norm)
+            named = self.meta.get(term)
+            if named is not None:
+                docs = np.frombuffer(named, dtype=np.int32)
+                docs = docs[alive[docs]]
+                if len(docs):
+                    scores[docs] += weight * META_BOOST * _idf(len(docs), self.live)
+        return scores
+
+
+def _idf(frequency: int, documents: int) -> float:
+    return math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))

@@ -1,0 +1,265 @@
+"""The warm index of one root folder: its files, their snippets and declarations, and the BM25 postings.
+
+It is built once (from the persisted copy when there is one, re-reading only files whose size or
+modification time changed, and re-chunking only those whose content hash changed) and then follows edits
+one file at a time: an unsaved editor buffer, a watcher event, a save. Every mutation and every read of
+the postings holds one lock, so a background refresh and a search in another thread never see a file
+half-replaced.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from smartsearch_ls.chunking.chunker import chunk_file
+from smartsearch_ls.chunking.snippet import Declaration, Snippet
+from smartsearch_ls.discovery.errors import CapExceeded
+from smartsearch_ls.discovery.globs import SECRET_GLOBS, GlobSet
+from smartsearch_ls.discovery.reading import FileStamp, SkipReason, digest_of, read_file, stamp_of
+from smartsearch_ls.discovery.ripgrep import list_files
+from smartsearch_ls.index import store
+from smartsearch_ls.index.bm25 import Bm25Index
+from smartsearch_ls.index.terms import meta_terms, text_terms
+
+log = logging.getLogger(__name__)
+
+MAX_LINES = 50_000_000
+MAX_BYTES = 2 << 30
+"""Caps on one root: past 50 M lines or 2 GiB of text, a search should be narrowed, not waited for."""
+
+Progress = Callable[[int, int], None]
+"""Called with (files done, files to do) while a refresh reads files."""
+
+
+@dataclass(slots=True)
+class FileEntry:
+    """What the index holds for one listed file."""
+
+    stamp: FileStamp | None
+    """Size and mtime when read from disk; None for an unsaved buffer, so the next refresh re-reads it."""
+    digest: str
+    skipped: SkipReason | None
+    docs: tuple[int, ...] = ()
+    declarations: tuple[Declaration, ...] = ()
+    lines: int = 0
+    unsaved: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshStats:
+    """What a refresh did, for logs and progress."""
+
+    files: int
+    read: int
+    chunked: int
+    removed: int
+
+
+@dataclass
+class RootIndex:
+    """One root's index. Paths are root-relative and '/'-separated throughout."""
+
+    root: Path
+    exclude: tuple[str, ...] = ()
+    cache_dir: Path | None = None
+    files: dict[str, FileEntry] = field(default_factory=dict)
+    snippets: list[Snippet | None] = field(default_factory=list)
+    bm25: Bm25Index = field(default_factory=Bm25Index)
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    generation: int = 0
+    """Bumped on every change, so callers can cache what they derive from the index."""
+
+    def __post_init__(self) -> None:
+        self.root = self.root.resolve()
+        self._never = GlobSet(include=(*(g.removeprefix("!") for g in self.exclude), *SECRET_GLOBS))
+        self.listed: set[str] = set()
+        """What rg listed last: the only files that may be read. A path outside it is re-checked with rg."""
+
+    # -- building -------------------------------------------------------------------------------------
+
+    def load_persisted(self) -> bool:
+        """Adopt the persisted index of this root, if there is a sound one."""
+        if self.cache_dir is None:
+            return False
+        payload = store.load(store.index_path(self.cache_dir, self.root))
+        if payload is None or payload.get("root") != str(self.root):
+            return False
+        with self.lock:
+            self.files = payload["files"]
+            self.snippets = payload["snippets"]
+            self.bm25 = payload["bm25"]
+            self.generation += 1
+        return True
+
+    def persist(self) -> bool:
+        """Save this index for the next process; compacts first when many snippets were retired."""
+        if self.cache_dir is None:
+            return False
+        with self.lock:
+            if self.bm25.retired > max(1000, self.bm25.live // 4):
+                self.bm25.compact()
+            # An unsaved buffer is persisted as "changed on disk", so the next process re-reads the file.
+            files = {
+                path: FileEntry(None, "", None, e.docs, e.declarations, e.lines) if e.unsaved else e
+                for path, e in self.files.items()
+            }
+            payload = {"root": str(self.root), "files": files, "snippets": self.snippets, "bm25": self.bm25}
+            return store.save(store.index_path(self.cache_dir, self.root), payload)
+
+    def refresh(self, progress: Progress | None = None) -> RefreshStats:
+        """Make the index equal the disk: list with rg, read what changed, drop what is gone."""
+        listed = self._relist()
+        with self.lock:
+            gone = [p for p in self.files if p not in self.listed]
+            for path in gone:
+                self._drop(path)
+        stamps = {path: stamp_of(self.root / path) for path in listed}
+        total_bytes = sum(s.size for s in stamps.values() if s is not None)
+        if total_bytes > MAX_BYTES:
+            raise CapExceeded(
+                f"{self.root} holds {total_bytes / (1 << 30):.1f} GiB of files, over the 2 GiB cap: "
+                "narrow the directory or glob, or add `exclude` globs."
+            )
+        stale = [p for p in listed if self._is_stale(p, stamps[p])]
+        chunked = 0
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # bulk indexing allocates millions of small objects that are never garbage
+        try:
+            for done, path in enumerate(stale, 1):
+                chunked += self._read_into_index(path)
+                if progress is not None and (done % 50 == 0 or done == len(stale)):
+                    progress(done, len(stale))
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        lines = sum(e.lines for e in self.files.values())
+        if lines > MAX_LINES:
+            raise CapExceeded(
+                f"{self.root} holds {lines:,} lines, over the cap of {MAX_LINES:,}: narrow the directory or glob."
+            )
+        return RefreshStats(files=len(listed), read=len(stale), chunked=chunked, removed=len(gone))
+
+    def admits(self, path: str) -> bool:
+        """Whether a root-relative path may be indexed at all (exclude setting, credential files)."""
+        return not self._never.names(path)
+
+    def _is_stale(self, path: str, stamp: FileStamp | None) -> bool:
+        entry = self.files.get(path)
+        return entry is None or (not entry.unsaved and entry.stamp != stamp)
+
+    def _read_into_index(self, path: str) -> int:
+        """Read one file from disk into the index; 1 if it was (re)chunked."""
+        read = read_file(self.root / path)
+        with self.lock:
+            entry = self.files.get(path)
+            if entry is not None and not entry.unsaved and read.skipped is None and entry.digest == read.digest:
+                entry.stamp = read.stamp  # touched, not changed
+                return 0
+            self._put(path, read.stamp, read.digest, read.text, read.skipped, unsaved=False)
+        return 1
+
+    # -- following edits ------------------------------------------------------------------------------
+
+    def _relist(self) -> list[str]:
+        listed = [p for p in list_files(self.root, self.exclude) if self.admits(p)]
+        self.listed = set(listed)
+        return listed
+
+    def update_text(self, path: str, text: str) -> bool:
+        """Index an editor buffer's unsaved text in place of the file's; False for a file rg would not list."""
+        if path not in self.listed:
+            return False
+        with self.lock:
+            self._put(path, None, digest_of(text.encode("utf-8", "surrogatepass")), text, None, unsaved=True)
+        return True
+
+    def apply_changes(self, paths: Iterable[str]) -> None:
+        """Follow files created, changed or deleted on disk (one watcher burst, or one save).
+
+        A path rg did not list before may be new, or ignored, or hidden: only a fresh listing can tell, so
+        one is made per burst that names such a path. Open buffers keep their unsaved text until closed.
+        """
+        paths = [p for p in dict.fromkeys(paths) if self.admits(p)]
+        if any(p not in self.listed and (self.root / p).is_file() for p in paths):
+            self._relist()
+        for path in paths:
+            entry = self.files.get(path)
+            if entry is not None and entry.unsaved:
+                continue
+            if path in self.listed and stamp_of(self.root / path) is not None:
+                if self._is_stale(path, stamp_of(self.root / path)):
+                    self._read_into_index(path)
+            else:
+                self.listed.discard(path)
+                with self.lock:
+                    self._drop(path)
+
+    def revert(self, path: str) -> None:
+        """Forget a closed buffer's unsaved text: back to what the disk holds."""
+        entry = self.files.get(path)
+        if entry is not None and entry.unsaved:
+            entry.unsaved = False
+            entry.stamp = None
+            self.apply_changes([path])
+
+    def _put(
+        self,
+        path: str,
+        stamp: FileStamp | None,
+        digest: str,
+        text: str | None,
+        skipped: SkipReason | None,
+        *,
+        unsaved: bool,
+    ) -> None:
+        self._drop(path)
+        if text is None:
+            self.files[path] = FileEntry(stamp, digest, skipped)
+            return
+        chunked = chunk_file(path, text)
+        docs = []
+        for snippet in chunked.snippets:
+            docs.append(self.bm25.add(text_terms(snippet.text), meta_terms(path, snippet.symbol)))
+            self.snippets.append(snippet)
+        self.files[path] = FileEntry(
+            stamp, digest, None, tuple(docs), chunked.declarations, text.count("\n") + 1, unsaved
+        )
+        self.generation += 1
+
+    def _drop(self, path: str) -> None:
+        entry = self.files.pop(path, None)
+        if entry is None:
+            return
+        for doc in entry.docs:
+            self.bm25.retire(doc)
+            self.snippets[doc] = None
+        self.generation += 1
+
+    # -- reading --------------------------------------------------------------------------------------
+
+    def entries(self, paths: Iterable[str] | None = None) -> list[tuple[str, FileEntry]]:
+        """A consistent copy of (path, entry) pairs, all or for the given paths."""
+        with self.lock:
+            if paths is None:
+                return list(self.files.items())
+            return [(p, self.files[p]) for p in paths if p in self.files]
+
+    def skipped(self) -> Counter[SkipReason]:
+        """Files skipped, by reason."""
+        with self.lock:
+            return Counter(e.skipped for e in self.files.values() if e.skipped is not None)
+
+    @property
+    def snippet_count(self) -> int:
+        return self.bm25.live
+
+    def declarations(self) -> list[Declaration]:
+        """Every declaration in the root."""
+        with self.lock:
+            return [d for e in self.files.values() for d in e.declarations]

@@ -1,0 +1,133 @@
+"""Terms for the lexical index: identifier-aware, lightly stemmed, with programming synonyms for queries.
+
+Code names things `refreshToken`, `refresh_token` and `REFRESH_TOKEN`; people type "refresh token". Every
+identifier is indexed both whole (`refreshtoken`, so exact names still rank first) and split into its
+words. A light suffix stemmer lets "expired" meet `expires` and `expiry_check`. Synonyms are added only on
+the query side, at a lower weight, so "delete" also finds `remove` without diluting the index.
+
+Speed: identifiers repeat heavily across a codebase, so splitting is cached per distinct identifier; a
+snippet's terms come from one regex pass plus dictionary look-ups.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+QUERY_STOP_WORDS = frozenset(
+    "a an and are as at be by can code do does doing done for from function functions get gets how i in "
+    "into is it its me method methods my of on or our place places the their there this to us we what "
+    "when where which who why with file files find show logic part parts handled handles handle".split()
+)
+"""Words of a question rather than of its subject; `get`/`handle` are kept out because every codebase uses them."""
+
+SYNONYM_WEIGHT = 0.3
+"""Synonyms count a third as much as the words typed, so they widen recall without reordering exact hits."""
+
+_SYNONYM_GROUPS = (
+    "auth authenticate authentication login signin logon credential",
+    "authorize authorization permission permit allow access grant role acl",
+    "session cookie token",
+    "retry retries backoff attempt",
+    "cache memo memoize lru",
+    "delete remove drop unlink erase purge destroy",
+    "create make new build construct spawn",
+    "update modify change edit patch mutate",
+    "read load fetch parse open",
+    "write save persist store dump flush",
+    "expire expiry expiration ttl timeout stale deadline",
+    "reject deny refuse forbid invalid",
+    "error exception fail failure raise throw panic",
+    "validate check verify ensure assert",
+    "config configuration setting settings option options preference",
+    "start begin launch init initialize boot",
+    "stop end halt shutdown terminate kill close",
+    "cancel abort interrupt",
+    "send emit publish dispatch notify",
+    "receive consume subscribe listen handler",
+    "request http fetch call client",
+    "response reply result",
+    "user account member customer",
+    "password passwd secret hash",
+    "log logger logging trace",
+    "test spec assert",
+    "parallel concurrent thread async worker pool",
+    "sort order rank",
+    "search find query lookup match",
+    "duplicate dedupe dedup unique distinct",
+    "path file directory folder dir",
+    "encode serialize marshal dump",
+    "decode deserialize unmarshal parse",
+    "limit throttle quota rate",
+    "payment billing invoice charge subscription",
+    "email mail smtp",
+    "schedule cron timer periodic",
+    "database db sql query table",
+    "convert transform cast coerce",
+    "compare diff equal",
+    "count tally size length",
+)
+
+
+def _stem(word: str) -> str:
+    """A deliberately small suffix stripper: enough to join inflections, too small to join unrelated words."""
+    if len(word) <= 3:
+        return word
+    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("er", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss" if suffix == "s" else "~"):
+            word = word[: len(word) - len(suffix)] + keep
+            break
+    return word[:-1] if len(word) > 4 and word[-1] in "ey" else word
+
+
+@lru_cache(maxsize=200_000)
+def identifier_terms(identifier: str) -> tuple[str, ...]:
+    """`parseHTTPResponse` -> (parsehttpresponse, pars, http, respons): whole, then its stemmed words."""
+    parts = [p.lower() for p in _PARTS.findall(identifier)]
+    words = [_stem(p) for p in parts if len(p) > 1]
+    whole = identifier.lower().replace("_", "")  # refresh_token and refreshToken are one name
+    if len(parts) > 1 and len(whole) > 1:
+        return (whole, *words)
+    return tuple(words) if words else ((whole,) if len(whole) > 1 else ())
+
+
+def text_terms(text: str) -> Counter[str]:
+    """Term frequencies of a snippet or any text."""
+    counts: Counter[str] = Counter()
+    for identifier, times in Counter(_IDENTIFIER.findall(text)).items():
+        for term in identifier_terms(identifier):
+            counts[term] += times
+    return counts
+
+
+def meta_terms(path: str, symbol: str | None) -> set[str]:
+    """The distinct terms of a snippet's path and symbol, which rank above the same words in its body."""
+    found = set(text_terms(path))
+    if symbol:
+        found.update(text_terms(symbol))
+    return found
+
+
+_SYNONYMS: dict[str, tuple[str, ...]] = {}
+for _group in _SYNONYM_GROUPS:
+    _stems = tuple(dict.fromkeys(_stem(w) for w in _group.split()))
+    for _term in _stems:
+        _SYNONYMS[_term] = tuple(dict.fromkeys((*_SYNONYMS.get(_term, ()), *(s for s in _stems if s != _term))))
+
+
+def query_weights(query: str) -> dict[str, float]:
+    """Weighted query terms: typed words at 1.0, their synonyms at `SYNONYM_WEIGHT`."""
+    weights: dict[str, float] = {}
+    for identifier in _IDENTIFIER.findall(query):
+        if identifier.lower() in QUERY_STOP_WORDS:
+            continue
+        for term in identifier_terms(identifier):
+            weights[term] = 1.0
+    for term in list(weights):
+        for synonym in _SYNONYMS.get(term, ()):
+            weights.setdefault(synonym, SYNONYM_WEIGHT)
+    return weights

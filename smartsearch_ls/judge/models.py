@@ -1,0 +1,51 @@
+"""Turning a judge name from settings into a Pydantic AI model, once per name.
+
+`local` is the embedded in-process judge; any other name is what `pydantic_ai.models.infer_model` takes
+(`openai:gpt-4.1-mini`, `system-one:clm-latest`, `typesafe:jev-latest`, `ollama:...`). Building a model
+can fail for reasons the user must fix (unknown provider, missing API key or base URL, a provider extra
+not installed): that becomes a `JudgeUnavailable` saying what to do, before any snippet is read.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from pydantic_ai.models import Model, infer_model
+
+LOCAL = "local"
+"""The embedded judge: no account, no network, source never leaves the machine."""
+
+
+class JudgeUnavailable(Exception):
+    """The configured judge cannot be built; the message says how to fix it."""
+
+
+@cache
+def resolve_judge(name: str) -> Model:
+    """The model for a judge name; cached, so providers' HTTP clients are reused across searches."""
+    name = name.strip()
+    if not name:
+        raise JudgeUnavailable("No judge is configured: set `judge.model` (default `local`).")
+    if name == LOCAL:
+        try:
+            from smartsearch_ls.judge.local import local_model
+        except ImportError as error:  # the optional runtime of the embedded judge is missing
+            raise JudgeUnavailable(
+                f"The embedded `local` judge cannot load ({error}). Reinstall with `pip install smartsearch-ls`."
+            ) from error
+        return local_model()
+    try:
+        return infer_model(name)
+    except Exception as error:  # each provider raises its own kind for a missing key, URL or package
+        raise JudgeUnavailable(
+            f"Judge {name!r} cannot be used: {error}. Check the model name, the provider's API key or base URL "
+            "in the server's environment, or use the embedded judge `local`."
+        ) from error
+
+
+def judge_name(model: Model | str) -> str:
+    """How a judge is named in results: `provider:model`, or `local`."""
+    if isinstance(model, str):
+        return model
+    system = getattr(model, "system", None)
+    return f"{system}:{model.model_name}" if system and system != LOCAL else model.model_name

@@ -1,0 +1,150 @@
+"""Judging a shortlist: one agent run per snippet, `concurrency` at a time, all or nothing.
+
+Each snippet is judged in its own run so neighbours never lend each other evidence. A failed judgment
+cancels the others and fails the search: a half-judged result presented as complete is worse than an
+error, because "no matches" would then be a lie. Cancelling the caller (an editor's `$/cancelRequest`)
+cancels every run in flight, and runs still waiting for a slot never start, so no judge request is sent
+after a cancel. Judgments are cached by (judge, query, snippet content), so repeating a search, or
+searching again after editing one file, only pays for what changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import (
+    ModelAPIError,
+    ModelAuthenticationError,
+    ModelConnectionError,
+    ModelRateLimitError,
+    UnexpectedModelBehavior,
+)
+from pydantic_ai.models import Model
+
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
+
+CACHE_ENTRIES = 100_000
+"""About 10 MB of keys: a day of searching in a large repository before the oldest judgments go."""
+
+
+class JudgeFailed(Exception):
+    """A judgment failed, so the search did; the message names the judge, the cause and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeConfig:
+    """Which judge, and how hard to push it."""
+
+    model: Model
+    name: str
+    timeout: float = 30.0
+    concurrency: int = 8
+
+
+class JudgmentCache:
+    """A bounded LRU of relevance scores, shared by every search of a process."""
+
+    def __init__(self, capacity: int = CACHE_ENTRIES) -> None:
+        self._scores: OrderedDict[tuple[str, str, str], float] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(judge: str, query: str, snippet: Snippet) -> tuple[str, str, str]:
+        content = f"{snippet.path}\0{snippet.symbol}\0{snippet.start_line}\0{snippet.text}".encode()
+        return judge, query, hashlib.blake2b(content, digest_size=16).hexdigest()
+
+    def get(self, key: tuple[str, str, str]) -> float | None:
+        with self._lock:
+            score = self._scores.get(key)
+            if score is not None:
+                self._scores.move_to_end(key)
+            return score
+
+    def put(self, key: tuple[str, str, str], score: float) -> None:
+        with self._lock:
+            self._scores[key] = score
+            self._scores.move_to_end(key)
+            while len(self._scores) > self._capacity:
+                self._scores.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._scores)
+
+
+Judged = Callable[[int, int], None]
+"""Called with (judged so far, to judge) after each judgment."""
+
+
+async def judge_snippets(
+    config: JudgeConfig,
+    query: str,
+    snippets: Sequence[Snippet],
+    cache: JudgmentCache,
+    on_judged: Judged | None = None,
+) -> list[float]:
+    """Relevance in [0, 1] of each snippet, in order; raises `JudgeFailed` if any judgment fails."""
+    keys = [cache.key(config.name, query, s) for s in snippets]
+    scores: list[float | None] = [cache.get(k) for k in keys]
+    pending = [i for i, s in enumerate(scores) if s is None]
+    done = len(snippets) - len(pending)
+    if on_judged is not None:
+        on_judged(done, len(snippets))
+    if not pending:
+        return [s for s in scores if s is not None]
+
+    agent = Agent(config.model, output_type=Relevance, instructions=instructions(query), retries=0, name="smartsearch")
+    gate = asyncio.Semaphore(max(1, config.concurrency))
+
+    async def judge_one(i: int) -> None:
+        nonlocal done
+        async with gate:
+            try:
+                async with asyncio.timeout(config.timeout):
+                    result = await agent.run(framed_snippet(snippets[i]))
+            except TimeoutError as error:
+                raise JudgeFailed(
+                    f"Judge {config.name} did not answer within {config.timeout:g} s: raise `judge.timeout`, "
+                    "lower `concurrency`, or check the model service."
+                ) from error
+            except Exception as error:
+                raise JudgeFailed(describe_failure(config.name, error)) from error
+        score = max(0.0, min(1.0, result.output.score))
+        cache.put(keys[i], score)
+        scores[i] = score
+        done += 1
+        if on_judged is not None:
+            on_judged(done, len(snippets))
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for i in pending:
+                group.create_task(judge_one(i))
+    except* JudgeFailed as failures:
+        raise failures.exceptions[0] from None
+    return [s if s is not None else 0.0 for s in scores]
+
+
+def describe_failure(judge: str, error: BaseException) -> str:
+    """A judge error as the user should read it: what failed and what to do next."""
+    cause = f"{type(error).__name__}: {error}".strip()
+    if isinstance(error, ModelAuthenticationError):
+        advice = "check the API key in the server's environment"
+    elif isinstance(error, ModelRateLimitError):
+        advice = "the service is rate limiting: lower `concurrency` or `candidates`, or retry later"
+    elif isinstance(error, ModelConnectionError):
+        advice = "the service could not be reached: check its URL and that it is running"
+    elif isinstance(error, UnexpectedModelBehavior):
+        advice = "the model answered out of shape: try another judge model"
+    elif isinstance(error, ModelAPIError):
+        advice = "the model service failed: retry, or configure another judge"
+    else:
+        advice = "check the judge configuration, or use the embedded judge `local`"
+    return f"Judge {judge} failed ({cause[:500]}): {advice}. No partial result was returned."

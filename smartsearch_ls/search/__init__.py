@@ -1,0 +1,1 @@
+"""One function from a query to a result: `search.engine.search`."""

@@ -1,0 +1,184 @@
+"""One function from a query to a result: shortlist, judge, rank, focus, and say what was seen.
+
+Both front ends call `search`: the server with its warm indexes, the command line with an index it just
+refreshed. Everything a user needs to trust the answer travels with it: coverage counts, whether every
+snippet in scope was judged, and a warning for each reason the answer may be incomplete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
+from smartsearch_ls.judge.runner import JudgeConfig, Judged, JudgmentCache, judge_snippets
+from smartsearch_ls.search.excerpt import evidence, focus
+from smartsearch_ls.search.lookup import find_paths, find_symbols, match_at
+from smartsearch_ls.search.result import Coverage, Match, Mode, SearchResult, kind_of
+from smartsearch_ls.search.routing import route
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """A validated search over resolved scopes."""
+
+    query: str
+    scopes: Sequence[Scope]
+    limit: int = 10
+    candidates: int = 128
+    threshold: float = 0.5
+    mode: Mode | None = None
+    """None routes by the query's shape (`auto`)."""
+
+
+async def search(
+    request: SearchRequest,
+    judge: JudgeConfig | None,
+    cache: JudgmentCache,
+    on_judged: Judged | None = None,
+    warnings: Sequence[str] = (),
+) -> SearchResult:
+    """Run one search. `judge` may be None only for symbol and path searches; `warnings` are carried through."""
+    mode = request.mode or route(request.query)
+    if mode == "symbol":
+        return _symbol_search(request, list(warnings))
+    if mode == "path":
+        return _path_search(request, list(warnings))
+    if judge is None:
+        raise ValueError("a behavior search needs a judge")
+    return await _behavior_search(request, judge, cache, on_judged, list(warnings))
+
+
+async def _behavior_search(
+    request: SearchRequest, judge: JudgeConfig, cache: JudgmentCache, on_judged: Judged | None, warnings: list[str]
+) -> SearchResult:
+    found = shortlist(request.scopes, request.query, request.candidates)
+    snippets = [c.snippet for c in found.candidates]
+    scores = await judge_snippets(judge, request.query, snippets, cache, on_judged) if snippets else []
+    passing = sorted(
+        ((c, s) for c, s in zip(found.candidates, scores, strict=True) if s >= request.threshold),
+        key=lambda item: (-item[1], item[0].snippet.path, item[0].snippet.start_line),
+    )
+    kept = _collapse_overlaps(passing)
+    judged_pairs = [(c.snippet, s) for c, s in passing]
+    matches = [_to_match(c, s, judged_pairs, request.query) for c, s in kept[: request.limit]]
+    coverage = _coverage(found, judged=len(snippets))
+    warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
+    if any(m.unsaved for m in matches):
+        warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
+    return SearchResult(matches, max(len(kept) - request.limit, 0), coverage, warnings, "behavior", judge.name)
+
+
+def _collapse_overlaps(passing: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:
+    """The best snippet wins; lower-ranked snippets overlapping it collapse into it."""
+    kept: list[tuple[Candidate, float]] = []
+    for candidate, score in passing:
+        s = candidate.snippet
+        if not any(
+            k.snippet.path == s.path
+            and k.index is candidate.index
+            and k.snippet.start_line <= s.end_line
+            and s.start_line <= k.snippet.end_line
+            for k, _ in kept
+        ):
+            kept.append((candidate, score))
+    return kept
+
+
+def _to_match(candidate: Candidate, score: float, passing: list[tuple[Snippet, float]], query: str) -> Match:
+    snippet = candidate.snippet
+    start, end, text = focus(snippet, query, evidence(snippet, passing))
+    return Match(
+        root=candidate.index.root,
+        path=snippet.path,
+        start_line=start,
+        end_line=end,
+        snippet_start_line=snippet.start_line,
+        snippet_end_line=snippet.end_line,
+        symbol=snippet.symbol,
+        kind=kind_of(snippet.path),
+        relevance=round(score, 3),
+        excerpt=text,
+        unsaved=candidate.unsaved,
+    )
+
+
+def _coverage(found: Shortlist, judged: int) -> Coverage:
+    return Coverage(
+        files=found.files,
+        skipped_files=sum(found.skipped.values()),
+        snippets=found.snippets,
+        shortlisted=len(found.candidates),
+        judged=judged,
+        complete=judged == found.snippets,
+        skipped_by_reason={str(reason): n for reason, n in sorted(found.skipped.items())},
+    )
+
+
+def _behavior_warnings(
+    found: Shortlist, coverage: Coverage, request: SearchRequest, judged_any: bool, matched: bool
+) -> list[str]:
+    warnings: list[str] = []
+    if found.files == 0:
+        warnings.append("No files were searched: the directory or glob matched no indexed file.")
+    if judged_any and not matched:
+        warnings.append(
+            f"No snippet reached the threshold {request.threshold:g}; this does not prove absence. "
+            "Try rephrasing, a narrower directory, or a plain text search."
+        )
+    if not coverage.complete and found.snippets:
+        if found.matched > len(found.candidates):
+            cut = f"{found.matched - len(found.candidates)} more snippets matched some query words but were not judged"
+        else:
+            cut = "the rest share no word with the query"
+        warnings.append(
+            f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical shortlist ({cut}); "
+            "code with unrelated wording may be missed. Raise `candidates` or narrow the directory/glob."
+        )
+    if coverage.skipped_files:
+        reasons = ", ".join(f"{n} {reason}" for reason, n in coverage.skipped_by_reason.items())
+        warnings.append(f"{coverage.skipped_files} files skipped ({reasons}).")
+    return warnings
+
+
+def _symbol_search(request: SearchRequest, warnings: list[str]) -> SearchResult:
+    hits, total = find_symbols(request.scopes, request.query, request.limit)
+    matches = [
+        m
+        for h in hits
+        if (
+            m := match_at(
+                h.index,
+                h.declaration.path,
+                h.declaration.start_line,
+                h.declaration.end_line,
+                h.declaration.qualified_name,
+                h.score,
+            )
+        )
+    ]
+    files = sum(1 for s in request.scopes for p, _ in s.index.entries() if s.contains(p))
+    coverage = Coverage(files=files, complete=True)
+    if not matches:
+        warnings.append(f"No declaration is named like {request.query!r}; try a behavior search in plain words.")
+    return SearchResult(matches, max(total - request.limit, 0), coverage, warnings, "symbol", None)
+
+
+def _path_search(request: SearchRequest, warnings: list[str]) -> SearchResult:
+    found = find_paths(request.scopes, request.query)
+    matches: list[Match] = []
+    for scope, path, score in found[: request.limit]:
+        first = min(
+            (s.start_line for _, e in scope.index.entries([path]) for d in e.docs if (s := scope.index.snippets[d])),
+            default=1,
+        )
+        match = match_at(scope.index, path, first, first + 11, None, score)
+        if match is not None:
+            matches.append(match)
+    files = sum(1 for s in request.scopes for p, _ in s.index.entries() if s.contains(p))
+    if not matches:
+        warnings.append(f"No indexed file path matches {request.query!r}.")
+    return SearchResult(
+        matches, max(len(found) - request.limit, 0), Coverage(files=files, complete=True), warnings, "path", None
+    )

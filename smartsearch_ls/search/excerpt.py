@@ -1,0 +1,54 @@
+"""Focusing a matched snippet on at most 12 lines: the part a person reads to decide.
+
+A whole function can be 160 lines; the excerpt is the narrowest judged snippet inside it that also passed
+(the evidence), else the 12-line window holding the most query terms, with the declaration's first line
+preferred on ties so a reader sees what the code is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from smartsearch_ls.chunking.snippet import Snippet, split_lines
+from smartsearch_ls.index.terms import query_weights, text_terms
+
+EXCERPT_LINES = 12
+EXCERPT_CHARS = 1_500
+
+
+def evidence(match: Snippet, passing: Sequence[tuple[Snippet, float]]) -> Snippet | None:
+    """The best-scoring narrower passing snippet inside `match`, if any."""
+    inside = [
+        (s, score)
+        for s, score in passing
+        if s.path == match.path
+        and match.start_line <= s.start_line
+        and s.end_line <= match.end_line
+        and s.end_line - s.start_line < match.end_line - match.start_line
+    ]
+    if not inside:
+        return None
+    return min(inside, key=lambda item: (-item[1], item[0].end_line - item[0].start_line))[0]
+
+
+def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[int, int, str]:
+    """`(start_line, end_line, text)` of the excerpt, 1-based inclusive."""
+    lines = split_lines(snippet.text)
+    first = snippet.start_line
+    if within is not None:
+        offset = within.start_line - snippet.start_line
+        lines, first = lines[offset : offset + within.end_line - within.start_line + 1], within.start_line
+    if len(lines) > EXCERPT_LINES:
+        wanted = set(query_weights(query))
+        hits = [sum(1 for term in text_terms(line) if term in wanted) for line in lines]
+        window = sum(hits[:EXCERPT_LINES])
+        best, best_hits = 0, window
+        for start in range(1, len(lines) - EXCERPT_LINES + 1):
+            window += hits[start + EXCERPT_LINES - 1] - hits[start - 1]
+            if window > best_hits:
+                best, best_hits = start, window
+        lines, first = lines[best : best + EXCERPT_LINES], first + best
+    while len(lines) > 1 and sum(len(line) + 1 for line in lines) > EXCERPT_CHARS:
+        lines = lines[:-1]
+    text = "\n".join(lines)[:EXCERPT_CHARS]
+    return first, first + len(lines) - 1, text

@@ -1,0 +1,72 @@
+"""What a search returns, before a front end shapes it (LSP ranges for the server, 1-based lines for the CLI)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Mode = Literal["behavior", "symbol", "path"]
+
+TEST_PATH = re.compile(
+    r"(^|/)(tests?|__tests__|spec|specs)/|(^|/)test_[^/]*$|_test\.[^/.]+$|[._-](test|spec)\.[^/]+$|(^|/)conftest\.py$"
+)
+"""Test files by the conventions of pytest, Go, Jest and RSpec: labeled, not demoted."""
+
+
+def kind_of(path: str) -> Literal["test"] | None:
+    """`"test"` for a test file."""
+    return "test" if TEST_PATH.search(path) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One relevant snippet with a focused excerpt of at most 12 lines. Lines are 1-based, inclusive."""
+
+    root: Path
+    path: str
+    start_line: int
+    end_line: int
+    snippet_start_line: int
+    snippet_end_line: int
+    symbol: str | None
+    kind: Literal["test"] | None
+    relevance: float
+    excerpt: str
+    unsaved: bool = False
+    """The text came from an editor buffer that is not saved yet."""
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """What the search saw, so "no matches" can be told apart from "did not look"."""
+
+    files: int = 0
+    skipped_files: int = 0
+    snippets: int = 0
+    shortlisted: int = 0
+    judged: int = 0
+    complete: bool = False
+    """Every snippet in scope was judged (or, for symbol and path modes, every declaration or file matched)."""
+    skipped_by_reason: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    matches: list[Match]
+    omitted_matches: int
+    coverage: Coverage
+    warnings: list[str]
+    mode: Mode
+    judge: str | None
+
+
+def summary(coverage: Coverage) -> str:
+    """One line for progress end messages and logs."""
+    skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(coverage.skipped_by_reason.items()))
+    return (
+        f"{coverage.files} files ({coverage.skipped_files} skipped{': ' + skipped if skipped else ''}), "
+        f"{coverage.snippets} snippets, {coverage.shortlisted} shortlisted, {coverage.judged} judged, "
+        f"{'complete' if coverage.complete else 'not complete'}"
+    )

@@ -1,0 +1,88 @@
+"""Settings, typed and defaulted in one place, shared by the server and the command line.
+
+Clients send settings nested (`{"judge": {"model": ...}}`) or dotted (`{"judge.model": ...}`); both are
+accepted. A wrong type or range never replaces a good value: `merge` keeps the previous value and returns
+a message naming the key, which the server shows as a warning; unknown keys are ignored and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from smartsearch_ls.index.store import default_cache_dir
+
+
+class JudgeSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    model: str = Field("local", min_length=1, description="`local`, or any Pydantic AI model name.")
+    timeout: float = Field(30.0, gt=0, le=600, description="Seconds per judgment.")
+
+
+class WorkspaceSymbolSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    judged: bool = Field(True, description="Whether prose-shaped workspace/symbol queries run a judged search.")
+    minWords: int = Field(3, ge=1, le=20, description="Words a workspace/symbol query needs to count as prose.")
+    debounce: float = Field(
+        0.3, ge=0, le=5, description="Seconds a judged workspace/symbol query waits for the next keystroke."
+    )
+
+
+class Settings(BaseModel):
+    """Everything configurable, with the contract's defaults."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
+
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    threshold: float = Field(0.5, ge=0, le=1)
+    concurrency: int = Field(8, ge=1, le=64)
+    candidates: int = Field(128, ge=1, le=256)
+    limit: int = Field(10, ge=1, le=100)
+    exclude: list[str] = Field(default_factory=list)
+    cacheDir: Path = Field(default_factory=default_cache_dir)
+    workspaceSymbol: WorkspaceSymbolSettings = Field(default_factory=WorkspaceSymbolSettings)
+
+
+def _flatten(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in values.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and name in _SECTIONS:
+            flat.update(_flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+_SECTIONS = {"judge", "workspaceSymbol"}
+
+
+def merge(current: Settings, incoming: Mapping[str, Any] | None) -> tuple[Settings, list[str]]:
+    """A copy of `current` with each valid incoming key applied; problems are returned, one per key."""
+    updated = current.model_copy(deep=True)
+    problems: list[str] = []
+    if not incoming:
+        return updated, problems
+    for key, value in _flatten(incoming).items():
+        if value is None:
+            continue  # a client sending null means "not set", as VS Code does for unset settings
+        target: BaseModel = updated
+        *sections, name = key.split(".")
+        for section in sections:
+            target = getattr(target, section, None)  # type: ignore[assignment]
+            if not isinstance(target, BaseModel):
+                break
+        if not isinstance(target, BaseModel) or name not in type(target).model_fields:
+            problems.append(f"Unknown setting `{key}` ignored.")
+            continue
+        try:
+            setattr(target, name, value)
+        except ValidationError as error:
+            reason = error.errors()[0]["msg"] if error.errors() else str(error)
+            problems.append(f"Setting `{key}` = {value!r} is invalid ({reason}); keeping {getattr(target, name)!r}.")
+    return updated, problems

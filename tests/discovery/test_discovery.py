@@ -1,0 +1,97 @@
+"""Listing, reading and scoping: what a search may see, and what it must never see."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from smartsearch_ls.discovery.errors import OutsideWorkspace
+from smartsearch_ls.discovery.globs import GlobSet
+from smartsearch_ls.discovery.reading import SkipReason, read_file
+from smartsearch_ls.discovery.ripgrep import find_rg, list_files
+from smartsearch_ls.discovery.scope import resolve_directory
+from tests.conftest import SAMPLE_PROJECT, write_tree
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "project", SAMPLE_PROJECT)
+
+
+def test_rg_is_found_next_to_the_interpreter() -> None:
+    assert Path(find_rg()).name == "rg"
+
+
+def test_listing_honours_gitignore_and_hides_dotfiles(project: Path) -> None:
+    listed = set(list_files(project))
+    assert "auth/sessions.py" in listed
+    assert "build/generated.py" not in listed  # .gitignore, even without a .git folder
+    assert ".env" not in listed and ".gitignore" not in listed
+
+
+def test_exclude_globs_and_secret_files_are_never_listed(project: Path) -> None:
+    (project / "keys").mkdir()
+    (project / "keys" / "server.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    listed = set(list_files(project, ["billing/**"]))
+    assert not any(p.startswith("billing/") for p in listed)
+    assert "keys/server.pem" not in listed
+
+
+def test_symlinks_are_not_followed(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("def leaked(): pass\n")
+    os.symlink(outside, project / "linked_dir")
+    os.symlink(outside / "secret.py", project / "linked.py")
+    listed = set(list_files(project))
+    assert not any("linked" in p for p in listed)
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("assets/logo.png", SkipReason.BINARY),
+        ("legacy/latin1.py", SkipReason.NOT_UTF8),
+        ("static/app.min.js", SkipReason.MINIFIED),
+    ],
+)
+def test_unsearchable_files_are_skipped_with_a_reason(project: Path, name: str, reason: SkipReason) -> None:
+    assert read_file(project / name).skipped is reason
+
+
+def test_oversized_and_vanished_files_are_skipped(project: Path) -> None:
+    big = project / "big.txt"
+    big.write_text("x\n" * 600_000)
+    assert read_file(big).skipped is SkipReason.OVERSIZED
+    assert read_file(project / "nope.py").skipped is SkipReason.VANISHED
+
+
+def test_a_glob_narrows_but_never_widens() -> None:
+    globs = GlobSet.of(["*.py"])
+    assert globs.matches("auth/sessions.py")
+    assert not globs.matches("README.md")
+    assert GlobSet.of(["auth/**"]).matches("auth/x/y.py")
+    assert not GlobSet.of(["auth/**"]).matches("billing/auth.py")
+    assert GlobSet.of(["**/*.{ts,tsx}"]).matches("src/a/b.tsx")
+    assert not GlobSet.of(["*.py", "!tests/**"]).matches("tests/test_x.py")
+
+
+@pytest.mark.parametrize("escape", ["..", "../..", "/etc", "file:///etc"])
+def test_directories_outside_the_root_are_refused(project: Path, escape: str) -> None:
+    with pytest.raises(OutsideWorkspace):
+        resolve_directory(escape, [project], base=project)
+
+
+def test_a_symlinked_folder_pointing_outside_is_refused(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    os.symlink(outside, project / "door")
+    with pytest.raises(OutsideWorkspace):
+        resolve_directory("door", [project], base=project)
+
+
+def test_a_folder_inside_resolves_to_its_root(project: Path) -> None:
+    root, directory = resolve_directory((project / "auth").as_uri(), [project])
+    assert root == project.resolve() and directory == (project / "auth").resolve()

@@ -1,0 +1,58 @@
+"""Identifier-aware terms and the incremental BM25 index."""
+
+from __future__ import annotations
+
+from smartsearch_ls.index.bm25 import Bm25Index
+from smartsearch_ls.index.terms import SYNONYM_WEIGHT, identifier_terms, query_weights, text_terms
+
+
+def test_identifiers_are_split_and_kept_whole() -> None:
+    assert identifier_terms("refreshToken") == ("refreshtoken", "refresh", "token")
+    assert identifier_terms("REFRESH_TOKEN")[0] == identifier_terms("refresh_token")[0] == "refreshtoken"
+    assert "http" in identifier_terms("parseHTTPResponse")
+
+
+def test_inflections_meet() -> None:
+    assert identifier_terms("expired") == identifier_terms("expires") == identifier_terms("expiring")
+    assert text_terms("cached = cache_hit")["cach"] == 2
+
+
+def test_query_words_outrank_their_synonyms() -> None:
+    weights = query_weights("where do we delete expired sessions?")
+    assert weights["delet"] == 1.0 and weights["remov"] == SYNONYM_WEIGHT
+    assert "where" not in weights and "we" not in weights
+
+
+def _index(docs: list[tuple[str, str]]) -> Bm25Index:
+    index = Bm25Index()
+    for body, meta in docs:
+        index.add(text_terms(body), set(text_terms(meta)))
+    return index
+
+
+def test_bm25_ranks_the_document_that_uses_the_terms() -> None:
+    index = _index(
+        [
+            ("def total(lines): return sum(lines)", "billing.py total"),
+            ("def reject_expired(session): raise Expired(session)", "auth.py reject_expired"),
+            ("def render(page): return page", "web.py render"),
+        ]
+    )
+    scores = index.scores(query_weights("reject expired session"))
+    assert scores.argmax() == 1 and scores[0] == 0 and scores[2] == 0
+
+
+def test_path_and_symbol_terms_are_boosted() -> None:
+    index = _index([("value = token", "misc.py helper"), ("value = token", "auth/token.py token")])
+    scores = index.scores(query_weights("token"))
+    assert scores[1] > scores[0] > 0
+
+
+def test_retired_documents_stop_scoring_and_compaction_keeps_ids() -> None:
+    index = _index([("alpha beta", "a.py"), ("alpha gamma", "b.py")])
+    index.retire(0)
+    assert index.scores({"alpha": 1.0})[0] == 0
+    before = index.scores({"gamma": 1.0})[1]
+    index.compact()
+    assert index.scores({"gamma": 1.0})[1] == before
+    assert index.add(text_terms("alpha"), set()) == 2

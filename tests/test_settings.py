@@ -1,0 +1,48 @@
+"""Settings and search params: every bad value is named, none replaces a good one."""
+
+from __future__ import annotations
+
+import pytest
+
+from smartsearch_ls.search.params import InvalidQuery, parse_params
+from smartsearch_ls.settings import Settings, merge
+
+
+def test_defaults_follow_the_contract() -> None:
+    settings = Settings()
+    assert (settings.judge.model, settings.judge.timeout, settings.threshold) == ("local", 30.0, 0.5)
+    assert (settings.concurrency, settings.candidates, settings.limit) == (8, 128, 10)
+    assert settings.workspaceSymbol.judged is True and settings.exclude == []
+
+
+def test_nested_and_dotted_keys_merge_and_bad_values_are_kept_out() -> None:
+    settings, problems = merge(
+        Settings(),
+        {"judge": {"model": "openai:gpt-4.1-mini"}, "workspaceSymbol.judged": False, "threshold": 3, "bogus": 1},
+    )
+    assert settings.judge.model == "openai:gpt-4.1-mini" and settings.workspaceSymbol.judged is False
+    assert settings.threshold == 0.5
+    assert any("`threshold`" in p for p in problems) and any("`bogus`" in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ({}, "query"),
+        ({"query": "   "}, "query"),
+        ({"query": "x" * 2001}, "query"),
+        ({"query": 3}, "query"),
+        ({"query": "ok", "limit": 0}, "limit"),
+        ({"query": "ok", "limit": 101}, "limit"),
+        ({"query": "ok", "candidates": 257}, "candidates"),
+        ({"query": "ok", "candidates": "9"}, "candidates"),
+        ({"query": "ok", "mode": "fuzzy"}, "mode"),
+        ({"query": "ok", "glob": ""}, "glob"),
+        ({"query": "ok", "directory": 7}, "directory"),
+        ([], "params"),
+    ],
+)
+def test_invalid_params_name_the_field(raw: object, field: str) -> None:
+    with pytest.raises(InvalidQuery) as caught:
+        parse_params(raw)
+    assert caught.value.field == field
