@@ -1,12 +1,15 @@
 """One function from a query to a result: shortlist, judge, rank, focus, and say what was seen.
 
 Both front ends call `search`: the server with its warm indexes, the command line with an index it just
-refreshed. Everything a user needs to trust the answer travels with it: coverage counts, whether every
-snippet in scope was judged, and a warning for each reason the answer may be incomplete.
+refreshed. The CPU-bound steps (shortlist, name and path look-ups) run in a worker thread, so a server's
+event loop keeps answering while they do. Everything a user needs to trust the answer travels with it:
+coverage counts, whether every snippet in scope was judged, and a warning for each reason the answer may
+be incomplete.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -42,9 +45,9 @@ async def search(
     """Run one search. `judge` may be None only for symbol and path searches; `warnings` are carried through."""
     mode = request.mode or route(request.query)
     if mode == "symbol":
-        return _symbol_search(request, list(warnings))
+        return await asyncio.to_thread(_symbol_search, request, list(warnings))
     if mode == "path":
-        return _path_search(request, list(warnings))
+        return await asyncio.to_thread(_path_search, request, list(warnings))
     if judge is None:
         raise ValueError("a behavior search needs a judge")
     return await _behavior_search(request, judge, cache, on_judged, list(warnings))
@@ -53,7 +56,7 @@ async def search(
 async def _behavior_search(
     request: SearchRequest, judge: JudgeConfig, cache: JudgmentCache, on_judged: Judged | None, warnings: list[str]
 ) -> SearchResult:
-    found = shortlist(request.scopes, request.query, request.candidates)
+    found = await asyncio.to_thread(shortlist, request.scopes, request.query, request.candidates)
     snippets = [c.snippet for c in found.candidates]
     scores = await judge_snippets(judge, request.query, snippets, cache, on_judged) if snippets else []
     passing = sorted(

@@ -1,0 +1,100 @@
+"""The server object: pygls' LanguageServer plus the state every feature shares.
+
+Features live in `server/features/`, one module per concern, each a few short handlers that turn params
+into a call on the engine and its answer into LSP shapes. Here: settings (from initializationOptions,
+pulled, or pushed), the folders' warm indexes, the judgment cache, and the client's capabilities as
+questions ("can it watch files?").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from smartsearch_ls import __version__
+from smartsearch_ls.judge.runner import JudgmentCache
+from smartsearch_ls.server.folders import Folders
+from smartsearch_ls.server.watcher import FolderWatcher
+from smartsearch_ls.settings import Settings, merge
+
+log = logging.getLogger(__name__)
+
+QUERY_METHOD = "smartSearch/query"
+
+RAW_PARAMS = {types.WORKSPACE_SYMBOL}
+"""Methods whose params we validate ourselves: pygls drops a request whose params fail lsprotocol's
+structuring without answering it, and a client must always get an answer (InvalidParams at worst)."""
+
+
+class SmartSearchProtocol(LanguageServerProtocol):
+    """Advertises `smartSearch/query` under `experimental`, and leaves some params raw (see RAW_PARAMS)."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {"smartSearch": {"query": True, "version": __version__}}
+        return result
+
+    def get_message_type(self, method: str) -> type[Any] | None:
+        return None if method in RAW_PARAMS else super().get_message_type(method)
+
+
+class SmartSearchServer(LanguageServer):
+    """The language server and its shared state."""
+
+    def __init__(self) -> None:
+        super().__init__("smartsearch-ls", __version__, protocol_cls=SmartSearchProtocol, max_workers=4)
+        self.settings = Settings()
+        self.folders = Folders(self.settings.cacheDir)
+        self.judgments = JudgmentCache()
+        self.watch_mode = "none"
+        self.watcher: FolderWatcher | None = None
+
+    def folders_disk_changed(self, root: Path, paths: list[str]) -> None:
+        """Watcher callback; looks up `folders` at call time, since settings may replace it."""
+        self.folders.disk_changed(root, paths)
+
+    # -- settings -------------------------------------------------------------------------------------
+
+    def apply_settings(self, incoming: dict[str, Any] | None, source: str) -> None:
+        """Merge settings; each bad key is reported to the user and the previous value kept."""
+        if not incoming:
+            return
+        settings, problems = merge(self.settings, incoming)
+        for problem in problems:
+            level = types.MessageType.Log if problem.startswith("Unknown") else types.MessageType.Warning
+            log.warning("settings from %s: %s", source, problem)
+            if level == types.MessageType.Warning:
+                self.window_show_message(types.ShowMessageParams(type=level, message=f"SmartSearch: {problem}"))
+        self.settings = settings
+
+    # -- client capabilities --------------------------------------------------------------------------
+
+    def supports_progress(self) -> bool:
+        window = self.client_capabilities.window
+        return bool(window and window.work_done_progress)
+
+    def supports_configuration_pull(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace and workspace.configuration)
+
+    def can_register(self, capability: str) -> bool:
+        """Whether the client accepts dynamic registration of a workspace capability."""
+        workspace = self.client_capabilities.workspace
+        found = getattr(workspace, capability, None) if workspace else None
+        return bool(found and getattr(found, "dynamic_registration", False))
+
+    @property
+    def position_encoding(self) -> str:
+        return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+
+    def log_to_client(self, message: str, level: types.MessageType = types.MessageType.Info) -> None:
+        """A `window/logMessage` (and our own log): where coverage summaries and warnings also go."""
+        log.info(message)
+        self.window_log_message(types.LogMessageParams(type=level, message=message))

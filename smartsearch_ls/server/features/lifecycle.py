@@ -1,0 +1,189 @@
+"""Start-up, settings, workspace folders and shutdown.
+
+On `initialized` the server pulls settings (when the client can answer), registers for configuration and
+file-change notifications where the client allows dynamic registration, starts its own watcher where it
+does not, and indexes every folder in the background with progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from smartsearch_ls.server.app import SmartSearchServer
+from smartsearch_ls.server.folders import Folder, Folders
+from smartsearch_ls.server.progress import Progress
+from smartsearch_ls.server.watcher import FolderWatcher
+
+log = logging.getLogger(__name__)
+
+SECTION = "smartSearch"
+
+
+def _plain(value: Any) -> Any:
+    """pygls hands unknown JSON over as namedtuples; settings want plain dicts."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def folder_paths(server: SmartSearchServer, params: types.InitializeParams | None = None) -> list[Path]:
+    """The workspace folders as paths (the root URI when the client sends no folders)."""
+    folders = [f.uri for f in server.workspace.folders.values()]
+    if not folders and server.workspace.root_uri:
+        folders = [server.workspace.root_uri]
+    paths = [Path(p) for uri in folders if (p := to_fs_path(uri))]
+    return [p for p in paths if p.is_dir()]
+
+
+async def index_folder(server: SmartSearchServer, folder: Folder) -> None:
+    """Build one folder's index with `$/progress`, then say so in the log."""
+    root = folder.index.root
+    progress = await Progress.create(server)
+    progress.begin(f"Indexing {root.name}", "listing files")
+    loop = asyncio.get_running_loop()
+
+    def report(done: int, total: int) -> None:
+        loop.call_soon_threadsafe(progress.report, f"{done} of {total} files indexed", done, total)
+
+    try:
+        await server.folders.build(folder, report)
+    finally:
+        skipped = folder.index.skipped()
+        reasons = ", ".join(f"{n} {r}" for r, n in sorted(skipped.items()))
+        stats = folder.stats
+        detail = f": {reasons}" if reasons else ""
+        files, read = (stats.files, stats.read) if stats else (0, 0)
+        summary = (
+            f"{files} files ({sum(skipped.values())} skipped{detail}), {folder.index.snippet_count} snippets, "
+            f"{read} files read"
+        )
+        if folder.error:
+            summary += f"; warning: {folder.error}"
+        progress.end(summary)
+        level = types.MessageType.Warning if folder.error else types.MessageType.Info
+        server.log_to_client(f"index ready for {root}: {summary}", level)
+
+
+async def start_indexing(server: SmartSearchServer) -> None:
+    for path in folder_paths(server):
+        folder = server.folders.add(path)
+        if server.watcher is not None:
+            server.watcher.watch(folder.index.root)
+        asyncio.get_running_loop().create_task(index_folder(server, folder))
+
+
+async def _pull_settings(server: SmartSearchServer) -> None:
+    if not server.supports_configuration_pull():
+        return
+    try:
+        answer = await server.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+        )
+    except Exception as error:  # a client that cannot answer keeps the settings it pushed
+        log.info("workspace/configuration failed: %s", error)
+        return
+    if answer and isinstance(_plain(answer[0]), dict):
+        server.apply_settings(_plain(answer[0]), "workspace/configuration")
+
+
+async def _register(server: SmartSearchServer, registrations: list[types.Registration]) -> None:
+    if not registrations:
+        return
+    try:
+        await server.client_register_capability_async(types.RegistrationParams(registrations=registrations))
+    except Exception as error:  # a refused registration only loses that notification
+        log.warning("client refused registration of %s: %s", [r.method for r in registrations], error)
+
+
+def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> None:
+    """Settings that change what is indexed (exclude, cacheDir) rebuild the folders' indexes."""
+    after = (tuple(server.settings.exclude), server.settings.cacheDir)
+    if after == before:
+        return
+    server.folders = Folders(server.settings.cacheDir, server.settings.exclude)
+    asyncio.get_running_loop().create_task(start_indexing(server))
+
+
+def register(server: SmartSearchServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: SmartSearchServer, params: types.InitializeParams) -> None:
+        options = _plain(params.initialization_options)
+        if isinstance(options, dict):
+            ls.apply_settings(options.get(SECTION, options), "initializationOptions")
+        ls.folders = Folders(ls.settings.cacheDir, ls.settings.exclude)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: SmartSearchServer, params: types.InitializedParams) -> None:
+        before = (tuple(ls.settings.exclude), ls.settings.cacheDir)
+        await _pull_settings(ls)
+        if (tuple(ls.settings.exclude), ls.settings.cacheDir) != before:
+            ls.folders = Folders(ls.settings.cacheDir, ls.settings.exclude)
+        registrations = []
+        if ls.can_register("did_change_configuration"):
+            registrations.append(
+                types.Registration(
+                    id=str(uuid.uuid4()),
+                    method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                    register_options=types.DidChangeConfigurationRegistrationOptions(section=SECTION),
+                )
+            )
+        if ls.can_register("did_change_watched_files"):
+            ls.watch_mode = "client"
+            registrations.append(
+                types.Registration(
+                    id=str(uuid.uuid4()),
+                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                        watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
+                    ),
+                )
+            )
+        else:
+            ls.watch_mode = "server"
+            ls.watcher = FolderWatcher(asyncio.get_running_loop(), ls.folders_disk_changed)
+        ls.log_to_client(f"watch mode: {ls.watch_mode}")
+        await _register(ls, registrations)
+        await start_indexing(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: SmartSearchServer, params: types.DidChangeConfigurationParams) -> None:
+        before = (tuple(ls.settings.exclude), ls.settings.cacheDir)
+        pushed = _plain(params.settings)
+        if isinstance(pushed, dict) and isinstance(pushed.get(SECTION), dict):
+            ls.apply_settings(pushed[SECTION], "workspace/didChangeConfiguration")
+        else:
+            await _pull_settings(ls)
+        _reconfigure_indexes(ls, before)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_folders(ls: SmartSearchServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for removed in params.event.removed:
+            if path := to_fs_path(removed.uri):
+                ls.folders.remove(Path(path))
+                if ls.watcher is not None:
+                    ls.watcher.unwatch(Path(path).resolve())
+        for added in params.event.added:
+            path = to_fs_path(added.uri)
+            if path and Path(path).is_dir():
+                folder = ls.folders.add(Path(path))
+                if ls.watcher is not None:
+                    ls.watcher.watch(folder.index.root)
+                asyncio.get_running_loop().create_task(index_folder(ls, folder))
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: SmartSearchServer, params: None) -> None:
+        if ls.watcher is not None:
+            ls.watcher.stop()
+        await ls.folders.flush_all()
+        await ls.folders.persist_all()

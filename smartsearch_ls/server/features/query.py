@@ -1,0 +1,154 @@
+"""`smartSearch/query`: validate, wait (boundedly) for the index, search, report progress, shape the result.
+
+Errors follow the contract: InvalidParams naming the field, RequestFailed (-32803) when the judge fails
+or a cap is reached, with what to do next; `$/cancelRequest` cancels the handler's task, which cancels
+every judgment in flight and starts no new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from smartsearch_ls.discovery.errors import CapExceeded, OutsideWorkspace
+from smartsearch_ls.discovery.globs import GlobSet
+from smartsearch_ls.discovery.scope import resolve_directory
+from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.judge.models import JudgeUnavailable, judge_name, resolve_judge
+from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed
+from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.search.params import InvalidQuery, QueryParams, parse_params
+from smartsearch_ls.search.result import Mode, SearchResult, summary
+from smartsearch_ls.search.routing import route
+from smartsearch_ls.server.app import QUERY_METHOD, SmartSearchServer
+from smartsearch_ls.server.features.lifecycle import _plain
+from smartsearch_ls.server.lsp_shapes import result_dict
+from smartsearch_ls.server.progress import Progress
+
+REQUEST_FAILED = -32803
+
+INDEX_WAIT_SECONDS = 20.0
+"""How long a search waits for a folder still being indexed before answering with what there is."""
+
+
+def request_failed(message: str) -> JsonRpcException:
+    return JsonRpcException(message=message, code=REQUEST_FAILED)
+
+
+def scopes_for(server: SmartSearchServer, params: QueryParams) -> list[Scope]:
+    """The folders (or the one folder inside one) a search covers; InvalidParams outside the workspace."""
+    globs = GlobSet.of([params.glob]) if params.glob else GlobSet()
+    folders = server.folders.folders
+    if params.directory is None:
+        return [Scope(f.index, "", globs) for f in folders.values()]
+    try:
+        root, directory = resolve_directory(params.directory, list(folders), base=next(iter(folders), None))
+    except OutsideWorkspace as error:
+        raise JsonRpcInvalidParams(message=f"Invalid `directory`: {error}") from None
+    prefix = "" if directory == root else directory.relative_to(root).as_posix()
+    return [Scope(folders[root].index, prefix, globs)]
+
+
+async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> list[str]:
+    """Wait up to the bound for the scopes' folders; a warning for each one not ready or broken."""
+    warnings: list[str] = []
+    folders = [server.folders.folders[s.index.root] for s in scopes if s.index.root in server.folders.folders]
+    waiting = [f.ready.wait() for f in folders if not f.ready.is_set()]
+    if waiting:
+        try:
+            async with asyncio.timeout(INDEX_WAIT_SECONDS):
+                await asyncio.gather(*waiting)
+        except TimeoutError:
+            pass
+    for folder in folders:
+        if not folder.ready.is_set():
+            warnings.append(
+                f"{folder.index.root} is still being indexed; this result covers only the files indexed so far. "
+                "Search again when indexing ends."
+            )
+        elif folder.error:
+            warnings.append(f"{folder.index.root} could not be indexed: {folder.error}")
+    return warnings
+
+
+async def judge_for(server: SmartSearchServer) -> JudgeConfig:
+    settings = server.settings
+    try:
+        model = await asyncio.to_thread(resolve_judge, settings.judge.model)
+    except JudgeUnavailable as error:
+        raise request_failed(str(error)) from None
+    return JudgeConfig(model, judge_name(settings.judge.model), settings.judge.timeout, settings.concurrency)
+
+
+async def run_search(
+    server: SmartSearchServer,
+    params: QueryParams,
+    mode: Mode | None,
+    limit: int | None = None,
+) -> tuple[SearchResult, bool]:
+    """Search with progress and errors mapped to LSP; returns the result and whether all indexes were ready."""
+    scopes = scopes_for(server, params)
+    warnings = await wait_for_indexes(server, scopes)
+    await server.folders.flush_all()
+    mode = mode or route(params.query)
+    settings = server.settings
+    request = SearchRequest(
+        query=params.query,
+        scopes=scopes,
+        limit=limit or params.limit or settings.limit,
+        candidates=params.candidates or settings.candidates,
+        threshold=settings.threshold,
+        mode=mode,
+    )
+    judge = await judge_for(server) if mode == "behavior" else None
+    progress: Progress | None = None
+
+    def on_judged(done: int, total: int) -> None:
+        if progress is not None:
+            progress.begin("SmartSearch", f"judging {total} snippets")
+            progress.report(f"judged {done} of {total}", done, total)
+
+    if judge is not None:
+        progress = await Progress.create(server, params.work_done_token)
+    try:
+        result = await search(request, judge, server.judgments, on_judged, warnings)
+    except JudgeFailed as error:
+        _end(progress, f"failed: {error}")
+        server.log_to_client(f"search failed: {error}", types.MessageType.Error)
+        raise request_failed(str(error)) from None
+    except CapExceeded as error:
+        _end(progress, f"failed: {error}")
+        raise request_failed(str(error)) from None
+    except BaseException:
+        _end(progress, "cancelled")
+        raise
+    ready = not any("still being indexed" in w for w in result.warnings)
+    if not ready and result.coverage.complete:
+        result = replace(result, coverage=replace(result.coverage, complete=False))
+    end = f"{len(result.matches)} matches; {summary(result.coverage)}"
+    if result.warnings:
+        end += "; warnings: " + " | ".join(result.warnings)
+    _end(progress, end)
+    server.log_to_client(f"search {params.query[:80]!r}: {end}")
+    return result, ready
+
+
+def _end(progress: Progress | None, message: str) -> None:
+    if progress is not None:
+        progress.end(message)
+
+
+def register(server: SmartSearchServer) -> None:
+    @server.feature(QUERY_METHOD)
+    async def query(ls: SmartSearchServer, raw: Any) -> dict[str, Any]:
+        try:
+            params = parse_params(_plain(raw))
+        except InvalidQuery as error:
+            raise JsonRpcInvalidParams(message=str(error)) from None
+        mode = None if params.mode == "auto" else params.mode
+        result, _ = await run_search(ls, params, mode)
+        return result_dict(result, ls.position_encoding)

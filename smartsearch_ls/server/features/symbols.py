@@ -1,0 +1,92 @@
+"""`workspace/symbol`: names at once from the symbol index; prose, optionally, through a judged search.
+
+Editors send this on every keystroke, so a judged search first waits `workspaceSymbol.debounce` seconds,
+and each new request cancels the one before it: a fast typist never pays judge calls for a stale query.
+VS Code re-filters these results by name; its behavior UI is the extension's own command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import from_fs_path
+
+from smartsearch_ls.chunking.snippet import Declaration
+from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.search.lookup import find_symbols
+from smartsearch_ls.search.params import QueryParams
+from smartsearch_ls.search.result import Match
+from smartsearch_ls.server.app import SmartSearchServer
+from smartsearch_ls.server.features.lifecycle import _plain
+from smartsearch_ls.server.features.query import run_search
+from smartsearch_ls.server.lsp_shapes import symbol_kind
+
+MAX_SYMBOLS = 100
+"""Like gopls' cap: enough to pick from, few enough to send on every keystroke."""
+
+
+def _symbol(declaration: Declaration, root_uri: str) -> types.WorkspaceSymbol:
+    start = types.Position(line=declaration.start_line - 1, character=0)
+    end = types.Position(line=declaration.end_line, character=0)
+    return types.WorkspaceSymbol(
+        name=declaration.name,
+        kind=symbol_kind(declaration.kind),
+        location=types.Location(uri=f"{root_uri}/{declaration.path}", range=types.Range(start=start, end=end)),
+        container_name=declaration.path,
+    )
+
+
+def _match_symbol(server: SmartSearchServer, match: Match) -> types.WorkspaceSymbol:
+    kind = types.SymbolKind.Function
+    folder = server.folders.folders.get(match.root)
+    if folder is not None and match.symbol:
+        for _, entry in folder.index.entries([match.path]):
+            for declaration in entry.declarations:
+                if declaration.qualified_name == match.symbol:
+                    kind = symbol_kind(declaration.kind)
+    uri = from_fs_path(str(match.root / match.path)) or (match.root / match.path).as_uri()
+    start = types.Position(line=match.snippet_start_line - 1, character=0)
+    end = types.Position(line=match.snippet_end_line, character=0)
+    return types.WorkspaceSymbol(
+        name=match.symbol or f"{match.path}:{match.start_line}",
+        kind=kind,
+        location=types.Location(uri=uri, range=types.Range(start=start, end=end)),
+        container_name=match.path,
+    )
+
+
+def _query_of(raw: Any) -> str:
+    params = _plain(raw)
+    query = params.get("query") if isinstance(params, dict) else None
+    if not isinstance(query, str):
+        raise JsonRpcInvalidParams(message="Invalid `query`: workspace/symbol needs a string `query`.")
+    if len(query) > 2_000:
+        raise JsonRpcInvalidParams(message="Invalid `query`: at most 2,000 characters.")
+    return query.strip()
+
+
+def register(server: SmartSearchServer) -> None:
+    latest: dict[str, asyncio.Task[Any]] = {}
+
+    @server.feature(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolOptions(work_done_progress=True))
+    async def workspace_symbol(ls: SmartSearchServer, raw: Any) -> list[types.WorkspaceSymbol]:
+        query = _query_of(raw)
+        current = asyncio.current_task()
+        previous = latest.get("task")
+        if previous is not None and previous is not current and not previous.done():
+            previous.cancel()  # superseded: the user kept typing
+        if current is not None:
+            latest["task"] = current
+        if not query:
+            return []
+        settings = ls.settings.workspaceSymbol
+        if settings.judged and len(query.split()) >= settings.minWords:
+            await asyncio.sleep(settings.debounce)
+            result, _ = await run_search(ls, QueryParams(query=query), "behavior")
+            return [_match_symbol(ls, m) for m in result.matches]
+        scopes = [Scope(f.index) for f in ls.folders.folders.values()]
+        hits, _ = await asyncio.to_thread(find_symbols, scopes, query, MAX_SYMBOLS)
+        return [_symbol(h.declaration, from_fs_path(str(h.index.root)) or h.index.root.as_uri()) for h in hits]

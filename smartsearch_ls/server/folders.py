@@ -1,0 +1,230 @@
+"""The workspace folders' indexes, kept warm while the editor runs.
+
+Each folder gets a `RootIndex`, loaded from its persisted copy and refreshed in a worker thread at
+start-up. After that it follows the editor: unsaved buffer text (latest wins, applied before the next
+search reads the index), saves and file events (from the client, or from the server's own watcher),
+coalesced so that a `git checkout` touching a thousand files costs one re-listing and one pass. All work
+on one folder's index runs one job at a time, off the event loop, so requests are never blocked by it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from smartsearch_ls.discovery.errors import DiscoveryError
+from smartsearch_ls.index.root_index import Progress as IndexProgress
+from smartsearch_ls.index.root_index import RefreshStats, RootIndex
+
+log = logging.getLogger(__name__)
+
+SETTLE_SECONDS = 0.15
+"""Quiet time after the last file event before a burst is applied."""
+
+MAX_SETTLE_SECONDS = 2.0
+"""A burst that never goes quiet is still applied this often, so the index cannot fall behind forever."""
+
+PERSIST_AFTER_SECONDS = 5.0
+"""Changes are persisted once edits pause this long, not on every keystroke."""
+
+
+@dataclass
+class Folder:
+    """One workspace folder and its index's state."""
+
+    index: RootIndex
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    job: asyncio.Lock = field(default_factory=asyncio.Lock)
+    error: str | None = None
+    buffers: dict[str, str] = field(default_factory=dict)
+    """Unsaved text waiting to be indexed, latest per path."""
+    changed: set[str] = field(default_factory=set)
+    """Paths changed on disk waiting to be re-read."""
+    closed: set[str] = field(default_factory=set)
+    """Buffers saved or closed, whose disk text counts again."""
+    first_change: float | None = None
+    stats: RefreshStats | None = None
+
+
+Starting = Callable[[Folder], Awaitable[Callable[[int, int], None]]]
+"""Called before a folder is indexed; returns the per-file progress callback."""
+Finished = Callable[[Folder], None]
+
+
+class Folders:
+    """Every workspace folder's index; all methods run on the event loop."""
+
+    def __init__(self, cache_dir: Path | None, exclude: Iterable[str] = ()) -> None:
+        self.cache_dir = cache_dir
+        self.exclude = tuple(exclude)
+        self.folders: dict[Path, Folder] = {}
+        self._flusher: dict[Path, asyncio.Task[None]] = {}
+        self._persister: dict[Path, asyncio.TimerHandle] = {}
+
+    # -- folders --------------------------------------------------------------------------------------
+
+    def add(self, root: Path) -> Folder:
+        """Register a folder (not yet indexed: call `build`)."""
+        root = root.resolve()
+        if root not in self.folders:
+            self.folders[root] = Folder(RootIndex(root, exclude=self.exclude, cache_dir=self.cache_dir))
+        return self.folders[root]
+
+    def remove(self, root: Path) -> None:
+        root = root.resolve()
+        self.folders.pop(root, None)
+        if (task := self._flusher.pop(root, None)) is not None:
+            task.cancel()
+
+    async def build(self, folder: Folder, progress: IndexProgress | None = None) -> None:
+        """Load the persisted index, then make it equal the disk; sets `ready` whatever happens."""
+        index = folder.index
+        try:
+            async with folder.job:
+                started = time.monotonic()
+                warm = await asyncio.to_thread(index.load_persisted)
+                folder.stats = await asyncio.to_thread(index.refresh, progress)
+                log.info(
+                    "index ready for %s: %d files, %d read, %d removed, %d snippets (%s start, %.2f s)",
+                    index.root,
+                    folder.stats.files,
+                    folder.stats.read,
+                    folder.stats.removed,
+                    index.snippet_count,
+                    "warm" if warm else "cold",
+                    time.monotonic() - started,
+                )
+                if folder.stats.read or folder.stats.removed or not warm:
+                    await asyncio.to_thread(index.persist)
+                folder.error = None
+        except DiscoveryError as error:
+            folder.error = str(error)
+            log.warning("cannot index %s: %s", index.root, error)
+        except Exception as error:  # a file or the disk misbehaving must not take the server down
+            folder.error = f"indexing failed: {error}"
+            log.exception("indexing %s failed", index.root)
+        finally:
+            folder.ready.set()
+
+    # -- locating -------------------------------------------------------------------------------------
+
+    def locate(self, path: Path) -> tuple[Folder, str] | None:
+        """The folder holding a file, and the file's root-relative path (the innermost folder wins)."""
+        try:
+            resolved = path.resolve()
+        except OSError:
+            return None
+        best: tuple[Folder, str] | None = None
+        for root, folder in self.folders.items():
+            if resolved == root or root in resolved.parents:
+                relative = resolved.relative_to(root).as_posix()
+                if best is None or len(relative) < len(best[1]):
+                    best = (folder, relative)
+        return best
+
+    # -- following edits ------------------------------------------------------------------------------
+
+    def buffer_changed(self, path: Path, text: str) -> None:
+        """An open buffer's text changed: it is indexed before the next search (latest text wins)."""
+        found = self.locate(path)
+        if found is not None and not path.is_symlink():
+            folder, relative = found
+            folder.buffers[relative] = text
+            self._schedule(folder)
+
+    def buffer_settled(self, path: Path) -> None:
+        """A buffer was saved or closed: the file's disk text counts again."""
+        found = self.locate(path)
+        if found is not None:
+            folder, relative = found
+            folder.buffers.pop(relative, None)
+            folder.closed.add(relative)
+            self._schedule(folder)
+
+    def disk_changed(self, root: Path, paths: Iterable[str]) -> None:
+        """Files changed on disk (watcher or client notification)."""
+        folder = self.folders.get(root)
+        if folder is not None:
+            folder.changed.update(paths)
+            self._schedule(folder)
+
+    def paths_changed(self, paths: Iterable[Path]) -> None:
+        """Absolute paths changed on disk, grouped by folder."""
+        for path in paths:
+            found = self.locate(path)
+            if found is not None:
+                self.disk_changed(found[0].index.root, [found[1]])
+
+    def _schedule(self, folder: Folder) -> None:
+        root = folder.index.root
+        if folder.first_change is None:
+            folder.first_change = time.monotonic()
+        task = self._flusher.get(root)
+        if task is None or task.done():
+            self._flusher[root] = asyncio.get_running_loop().create_task(self._settle_then_flush(folder))
+
+    async def _settle_then_flush(self, folder: Folder) -> None:
+        pending = -1
+        while True:
+            size = len(folder.changed) + len(folder.buffers) + len(folder.closed)
+            waited = time.monotonic() - (folder.first_change or time.monotonic())
+            if size == pending or waited >= MAX_SETTLE_SECONDS or (folder.buffers and not folder.changed):
+                break
+            pending = size
+            await asyncio.sleep(SETTLE_SECONDS)
+        await self.flush(folder)
+
+    async def flush(self, folder: Folder) -> None:
+        """Apply every pending buffer and disk change to the index now."""
+        await folder.ready.wait()
+        async with folder.job:
+            buffers, folder.buffers = folder.buffers, {}
+            changed, folder.changed = folder.changed, set()
+            closed, folder.closed = folder.closed, set()
+            folder.first_change = None
+            if not buffers and not changed and not closed:
+                return
+            try:
+                await asyncio.to_thread(self._apply, folder.index, buffers, changed, closed)
+            except Exception:  # one bad file must not stop the index from following the others
+                log.exception("updating the index of %s failed", folder.index.root)
+        if changed:
+            self._persist_later(folder)
+
+    @staticmethod
+    def _apply(index: RootIndex, buffers: dict[str, str], changed: set[str], closed: set[str]) -> None:
+        for path in closed - buffers.keys():
+            index.revert(path)
+        index.apply_changes(changed - buffers.keys())
+        for path, text in buffers.items():
+            if not index.update_text(path, text):
+                index.apply_changes([path])  # maybe new on disk since the last listing
+                index.update_text(path, text)
+
+    async def flush_all(self) -> None:
+        """Apply everything pending in every folder: called before a search reads the indexes."""
+        await asyncio.gather(*(self.flush(f) for f in self.folders.values() if f.buffers or f.changed or f.closed))
+
+    def _persist_later(self, folder: Folder) -> None:
+        root = folder.index.root
+        if (timer := self._persister.pop(root, None)) is not None:
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._persister[root] = loop.call_later(PERSIST_AFTER_SECONDS, lambda: loop.create_task(self._persist(folder)))
+
+    async def _persist(self, folder: Folder) -> None:
+        async with folder.job:
+            await asyncio.to_thread(folder.index.persist)
+
+    async def persist_all(self) -> None:
+        """Persist every index now (at shutdown)."""
+        for timer in self._persister.values():
+            timer.cancel()
+        self._persister.clear()
+        for folder in self.folders.values():
+            if folder.ready.is_set() and folder.error is None:
+                await self._persist(folder)

@@ -1,0 +1,98 @@
+"""Engine results in LSP shapes: URIs, 0-based lines, characters in the negotiated position encoding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from smartsearch_ls.search.result import Coverage, Match, SearchResult
+
+
+def char_length(text: str, encoding: str) -> int:
+    """A line's length in the client's position units (UTF-16 code units unless negotiated otherwise)."""
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(text.encode("utf-8"))
+    if encoding == types.PositionEncodingKind.Utf32:
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def excerpt_range(match: Match, encoding: str) -> types.Range:
+    """The excerpt's lines, whole: from the first line's start to the last line's end."""
+    last = match.excerpt.rsplit("\n", 1)[-1]
+    return types.Range(
+        start=types.Position(line=match.start_line - 1, character=0),
+        end=types.Position(line=match.end_line - 1, character=char_length(last, encoding)),
+    )
+
+
+def snippet_range(match: Match) -> types.Range:
+    """The judged snippet's lines, whole: it ends where the line after it starts."""
+    return types.Range(
+        start=types.Position(line=match.snippet_start_line - 1, character=0),
+        end=types.Position(line=match.snippet_end_line, character=0),
+    )
+
+
+def uri_of(match: Match) -> str:
+    return from_fs_path(str(match.root / match.path)) or (match.root / match.path).as_uri()
+
+
+def coverage_dict(coverage: Coverage) -> dict[str, Any]:
+    return {
+        "files": coverage.files,
+        "skippedFiles": coverage.skipped_files,
+        "snippets": coverage.snippets,
+        "shortlisted": coverage.shortlisted,
+        "judged": coverage.judged,
+        "complete": coverage.complete,
+        "skippedByReason": coverage.skipped_by_reason,
+    }
+
+
+def result_dict(result: SearchResult, encoding: str) -> dict[str, Any]:
+    """The `smartSearch/query` result, as the contract shapes it."""
+    return {
+        "matches": [
+            {
+                "location": types.Location(uri=uri_of(m), range=excerpt_range(m, encoding)),
+                "snippetRange": snippet_range(m),
+                "path": m.path,
+                "symbol": m.symbol,
+                "kind": m.kind,
+                "relevance": m.relevance,
+                "excerpt": m.excerpt,
+                "unsaved": m.unsaved,
+            }
+            for m in result.matches
+        ],
+        "omittedMatches": result.omitted_matches,
+        "coverage": coverage_dict(result.coverage),
+        "warnings": result.warnings,
+        "mode": result.mode,
+        "judge": result.judge,
+    }
+
+
+SYMBOL_KINDS: dict[str, types.SymbolKind] = {
+    "class": types.SymbolKind.Class,
+    "method": types.SymbolKind.Method,
+    "function": types.SymbolKind.Function,
+    "interface": types.SymbolKind.Interface,
+    "struct": types.SymbolKind.Struct,
+    "enum": types.SymbolKind.Enum,
+    "module": types.SymbolKind.Module,
+    "namespace": types.SymbolKind.Namespace,
+    "constant": types.SymbolKind.Constant,
+    "variable": types.SymbolKind.Variable,
+    "field": types.SymbolKind.Field,
+    "property": types.SymbolKind.Property,
+    "constructor": types.SymbolKind.Constructor,
+    "type": types.SymbolKind.TypeParameter,
+}
+
+
+def symbol_kind(kind: str) -> types.SymbolKind:
+    return SYMBOL_KINDS.get(kind, types.SymbolKind.Object)

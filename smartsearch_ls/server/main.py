@@ -1,0 +1,62 @@
+"""`smartsearch-ls`: start the language server on stdio (default) or a TCP socket.
+
+stdout is the LSP stream, so logs go to stderr or `--log-file` (rotated, so a server that runs for days
+cannot fill a disk). pygls logs every message at INFO; its loggers stay at WARNING unless asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import logging.handlers
+import sys
+from collections.abc import Sequence
+
+from smartsearch_ls import __version__
+
+LOG_FILE_BYTES = 5 << 20
+LOG_FILE_BACKUPS = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="smartsearch-ls", description="SmartSearch language server.")
+    parser.add_argument("--version", action="version", version=f"smartsearch-ls {__version__}")
+    parser.add_argument("--stdio", action="store_true", help="use stdio (the default)")
+    parser.add_argument("--tcp", action="store_true", help="listen on a TCP socket instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="TCP host (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
+    parser.add_argument("--log-file", help="write logs here (rotated at 5 MiB) instead of stderr")
+    parser.add_argument(
+        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="default INFO"
+    )
+    return parser
+
+
+def configure_logging(level: str, log_file: str | None) -> None:
+    handler: logging.Handler
+    if log_file:
+        handler = logging.handlers.RotatingFileHandler(
+            log_file, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8"
+        )
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+    if level != "DEBUG":
+        logging.getLogger("pygls").setLevel(logging.WARNING)
+    for noisy in ("httpx", "httpcore", "openai", "watchdog"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.log_level, args.log_file)
+    from smartsearch_ls.server.app import SmartSearchServer
+    from smartsearch_ls.server.features import register_all
+
+    server = SmartSearchServer()
+    register_all(server)
+    if args.tcp:
+        server.start_tcp(args.host, args.port)
+    else:
+        server.start_io()

@@ -1,0 +1,63 @@
+"""`$/progress` for long work, on the request's own token or one the server creates.
+
+Clients that do not support work-done progress get nothing here (the same text still goes to the log),
+and a client refusing to create a token never fails the work it was meant to report.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+if TYPE_CHECKING:
+    from smartsearch_ls.server.app import SmartSearchServer
+
+log = logging.getLogger(__name__)
+
+
+class Progress:
+    """`create` a token, then one `begin`, any number of `report`s and one `end` (idempotent, for `finally`)."""
+
+    def __init__(self, server: SmartSearchServer, token: types.ProgressToken | None) -> None:
+        self._server = server
+        self._token = token
+        self._begun = False
+        self._ended = False
+
+    @classmethod
+    async def create(cls, server: SmartSearchServer, token: types.ProgressToken | None = None) -> Progress:
+        """Use the request's token, or create one when the client allows; else report nothing."""
+        if token is None and server.supports_progress():
+            token = f"smartsearch-{uuid.uuid4().hex[:12]}"
+            try:
+                await server.work_done_progress.create_async(token)
+            except Exception as error:  # the client refused; the work goes on unreported
+                log.info("client refused a progress token: %s", error)
+                token = None
+        return cls(server, token)
+
+    def begin(self, title: str, message: str) -> None:
+        if self._token is None or self._begun:
+            return
+        self._begun = True
+        self._server.work_done_progress.begin(
+            self._token, types.WorkDoneProgressBegin(title=title, message=message, percentage=0, cancellable=False)
+        )
+
+    def report(self, message: str, done: int | None = None, total: int | None = None) -> None:
+        if self._token is None or not self._begun or self._ended:
+            return
+        percentage = int(100 * done / total) if done is not None and total else None
+        self._server.work_done_progress.report(
+            self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+        )
+
+    def end(self, message: str) -> None:
+        if self._token is None or not self._begun or self._ended:
+            self._ended = True
+            return
+        self._ended = True
+        self._server.work_done_progress.end(self._token, types.WorkDoneProgressEnd(message=message))

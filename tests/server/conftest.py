@@ -1,0 +1,122 @@
+"""Starting the real server over stdio with pytest-lsp, on a workspace copied into tmp_path."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.conftest import SAMPLE_PROJECT, write_tree
+from tests.support.model_servers import ModelServer
+
+VSCODE = "visual-studio-code"
+NEOVIM = "neovim"
+
+
+@dataclass
+class Session:
+    """A started server, its client, and what a test needs to poke at."""
+
+    client: LanguageClient
+    root: Path
+    judge: ModelServer
+    registrations: list[types.Registration] = field(default_factory=list)
+
+    async def query(self, **params: Any) -> Any:
+        return await self.client.protocol.send_request_async("smartSearch/query", params)
+
+    async def raw_request(self, method: str, params: Any, timeout: float = 30) -> Any:
+        """Send params exactly as given (no lsprotocol structuring), so malformed input reaches the server."""
+        protocol = self.client.protocol
+        msg_id = f"raw-{uuid.uuid4().hex}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        protocol._request_futures[msg_id] = future
+        protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        return await asyncio.wait_for(future, timeout)
+
+    def logs(self) -> list[str]:
+        return [m.message for m in self.client.log_messages]
+
+    async def wait_for_log(self, text: str, timeout: float = 30, after: int = 0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for message in self.logs()[after:]:
+                if text in message:
+                    return message
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"no log message containing {text!r} within {timeout}s; got {self.logs()}")
+
+
+def client_factory(registrations: list[types.Registration]) -> Callable[[], LanguageClient]:
+    def make() -> LanguageClient:
+        client = pytest_lsp.make_test_lsp_client()
+
+        @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            registrations.extend(params.registrations)
+
+        return client
+
+    return make
+
+
+async def start_session(
+    root: Path,
+    judge: ModelServer,
+    cache: Path,
+    capabilities: str = VSCODE,
+    settings: dict[str, Any] | None = None,
+) -> Session:
+    registrations: list[types.Registration] = []
+    env = {
+        **os.environ,
+        "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1",
+        "OPENAI_BASE_URL": f"{judge.base_url}/v1",
+        "OPENAI_API_KEY": "test-key",
+        "XDG_CACHE_HOME": str(cache),
+    }
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "smartsearch_ls"],
+        client_factory=client_factory(registrations),
+        server_env=env,
+    )
+    client = await config.start()
+    options = {"judge": {"model": "system-one:test", "timeout": 10}, "cacheDir": str(cache / "smartsearch-ls")}
+    options.update(settings or {})
+    client.set_configuration({}, section="smartSearch")
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities(capabilities),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options=options,
+        )
+    )
+    return Session(client, root, judge, registrations)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "project", SAMPLE_PROJECT)
+
+
+@pytest_asyncio.fixture
+async def session(workspace: Path, model_server: ModelServer, tmp_path: Path) -> AsyncIterator[Session]:
+    """A VS Code-like client on the sample project, index ready."""
+    started = await start_session(workspace, model_server, tmp_path / "cache")
+    await started.wait_for_log("index ready")
+    yield started
+    await started.client.shutdown_session()
+    await started.client.stop()

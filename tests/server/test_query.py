@@ -1,0 +1,200 @@
+"""`smartSearch/query` end to end: the real server over stdio, a real judge API on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
+
+from tests.server.conftest import Session, start_session
+from tests.support.model_servers import ModelServer
+
+
+async def test_indexing_reports_progress_and_coverage(session: Session) -> None:
+    reports = [r for values in session.client.progress_reports.values() for r in values]
+    kinds = [r.kind for r in reports]
+    assert kinds[0] == "begin" and "end" in kinds
+    begin = next(r for r in reports if r.kind == "begin")
+    assert begin.title.startswith("Indexing")
+    end = next(r for r in reports if r.kind == "end")
+    assert "files" in end.message and "skipped" in end.message and "snippets" in end.message
+    assert any("watch mode: client" in m for m in session.logs())
+
+
+async def test_a_behavior_query_finds_the_code_and_reports_coverage(session: Session) -> None:
+    result = await session.query(query="reject expired sessions")
+    assert result.mode == "behavior" and result.judge == "system-one:test"
+    top = result.matches[0]
+    assert top.path == "auth/sessions.py"
+    assert top.location.uri == (session.root / "auth/sessions.py").resolve().as_uri()
+    assert top.location.range.start.line + 1 <= 17 <= top.location.range.end.line + 1  # the raise line
+    assert top.location.range.end.line - top.location.range.start.line < 12
+    assert 0.5 <= top.relevance <= 1
+    assert result.coverage.files == 8 and result.coverage.skippedFiles == 3
+    assert result.coverage.judged == result.coverage.shortlisted
+    test_match = next(m for m in result.matches if m.path.startswith("tests/"))
+    assert test_match.kind == "test"
+    # nothing hidden or ignored reached the judge
+    sent = str(session.judge.recorder.bodies())
+    assert "sk-live-secret-value" not in sent and "generated_expired_sessions" not in sent
+
+
+async def test_progress_on_the_requests_token(session: Session) -> None:
+    session.client.progress_reports.setdefault("tok-1", [])
+    await session.query(query="parse config file", workDoneToken="tok-1")
+    reports = session.client.progress_reports["tok-1"]
+    assert reports[0].kind == "begin" and reports[0].message.startswith("judging ")
+    assert any(r.kind == "report" and r.message.startswith("judged ") for r in reports)
+    assert reports[-1].kind == "end" and "matches" in reports[-1].message and "judged" in reports[-1].message
+
+
+async def test_directory_and_glob_narrow_the_search(session: Session) -> None:
+    result = await session.query(query="expired sessions rejected", directory=str(session.root / "tests"))
+    assert {m.path for m in result.matches} == {"tests/test_sessions.py"}
+    result = await session.query(query="expired sessions rejected", glob="auth/**")
+    assert {m.path for m in result.matches} == {"auth/sessions.py"}
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({}, "query"),
+        ({"query": ""}, "query"),
+        ({"query": "x" * 2001}, "query"),
+        ({"query": 42}, "query"),
+        ({"query": "ok", "limit": 0}, "limit"),
+        ({"query": "ok", "candidates": 1000}, "candidates"),
+        ({"query": "ok", "mode": "psychic"}, "mode"),
+        ({"query": "ok", "glob": 5}, "glob"),
+        ({"query": "ok", "directory": "/"}, "directory"),
+        ({"query": "ok", "directory": "../.."}, "directory"),
+    ],
+)
+async def test_invalid_params_name_the_field(session: Session, params: dict[str, object], field: str) -> None:
+    with pytest.raises(JsonRpcInvalidParams, match=f"`{field}`"):
+        await session.query(**params)
+    assert (await session.query(query="parse config file")).matches  # still serving
+
+
+async def test_symbol_and_path_queries_need_no_judge(session: Session) -> None:
+    before = len(session.judge.recorder.requests)
+    result = await session.query(query="SessionStore.get")
+    assert result.mode == "symbol" and result.judge is None
+    assert result.matches[0].symbol == "SessionStore.get" and result.matches[0].path == "auth/sessions.py"
+    result = await session.query(query="config/loader.py")
+    assert result.mode == "path" and result.matches[0].path == "config/loader.py"
+    assert len(session.judge.recorder.requests) == before
+
+
+async def test_open_buffer_text_is_searched_without_saving(session: Session) -> None:
+    uri = (session.root / "billing/invoice.py").as_uri()
+    original = (session.root / "billing/invoice.py").read_text()
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=original)
+        )
+    )
+    query = "refund money to customer wallet"
+    assert not (await session.query(query=query)).matches
+    edited = original + "\n\ndef refund_to_wallet(customer, money):\n    customer.wallet += money\n"
+    session.client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+        )
+    )
+    result = await session.query(query=query)
+    assert result.matches[0].symbol == "refund_to_wallet" and result.matches[0].unsaved is True
+    assert any("unsaved" in w for w in result.warnings)
+    assert (session.root / "billing/invoice.py").read_text() == original
+
+
+async def test_watched_file_notification_updates_the_index(session: Session) -> None:
+    assert any(r.method == "workspace/didChangeWatchedFiles" for r in session.registrations)
+    new = session.root / "shipping/labels.py"
+    new.parent.mkdir()
+    new.write_text("def print_shipping_label(parcel):\n    return parcel.address\n")
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=new.as_uri(), type=types.FileChangeType.Created)]
+        )
+    )
+    await asyncio.sleep(0.6)
+    result = await session.query(query="print shipping label parcel")
+    assert result.matches and result.matches[0].path == "shipping/labels.py"
+
+
+async def test_server_watcher_follows_disk_when_the_client_cannot(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    session = await start_session(workspace, model_server, tmp_path / "cache", capabilities="neovim")
+    try:
+        await session.wait_for_log("index ready")
+        assert any("watch mode: server" in m for m in session.logs())
+        (workspace / "mail.py").write_text("def send_welcome_email(user):\n    smtp.send(user.email)\n")
+        await asyncio.sleep(1.0)
+        result = await session.query(query="send welcome email user")
+        assert result.matches and result.matches[0].path == "mail.py"
+        (workspace / "mail.py").unlink()
+        await asyncio.sleep(1.0)
+        assert not (await session.query(query="send welcome email user")).matches
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()
+
+
+async def test_a_failing_judge_is_request_failed_and_the_server_survives(session: Session) -> None:
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"smartSearch": {"judge": {"model": "system-one:fail-500"}}})
+    )
+    await asyncio.sleep(0.2)
+    with pytest.raises(JsonRpcException) as caught:
+        await session.query(query="reject expired sessions")
+    assert caught.value.code == -32803 and "system-one:fail-500" in caught.value.message
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"smartSearch": {"judge": {"model": "system-one:test"}}})
+    )
+    await asyncio.sleep(0.2)
+    assert (await session.query(query="reject expired sessions")).matches
+
+
+async def test_a_bad_setting_is_named_and_the_old_value_kept(session: Session) -> None:
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"smartSearch": {"threshold": 7}})
+    )
+    await asyncio.sleep(0.3)
+    assert any("`threshold`" in m.message for m in session.client.messages)
+    assert (await session.query(query="reject expired sessions")).matches
+
+
+async def test_cancel_stops_judging(session: Session) -> None:
+    for i in range(40):
+        (session.root / f"gen/mod{i}.py").parent.mkdir(exist_ok=True)
+        (session.root / f"gen/mod{i}.py").write_text(f"def handler_{i}(request):\n    return request.reply({i})\n")
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(uri=(session.root / f"gen/mod{i}.py").as_uri(), type=types.FileChangeType.Created)
+                for i in range(40)
+            ]
+        )
+    )
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"smartSearch": {"judge": {"model": "system-one:slow-300"}, "concurrency": 2}}
+        )
+    )
+    await asyncio.sleep(0.8)
+    request = asyncio.ensure_future(
+        session.client.protocol.send_request_async("smartSearch/query", {"query": "handler request reply"}, msg_id=99)
+    )
+    await asyncio.sleep(0.9)
+    session.client.cancel_request(types.CancelParams(id=99))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await request
+    sent = len(session.judge.recorder.requests)
+    await asyncio.sleep(1.0)
+    assert len(session.judge.recorder.requests) == sent < 40

@@ -1,0 +1,72 @@
+"""`workspace/symbol` in both shapes, supersession of stale queries, and a warm restart."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from tests.server.conftest import Session, start_session
+from tests.support.model_servers import ModelServer
+
+
+async def test_identifier_queries_are_answered_from_names_without_a_judge(session: Session) -> None:
+    before = len(session.judge.recorder.requests)
+    symbols = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="sessstore"))
+    assert symbols and symbols[0].name == "SessionStore"
+    assert symbols[0].kind == types.SymbolKind.Class and symbols[0].container_name == "auth/sessions.py"
+    assert symbols[0].location.range.start.line == 5
+    methods = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="create"))
+    assert any(s.name == "create" and s.kind == types.SymbolKind.Method for s in methods)
+    assert len(session.judge.recorder.requests) == before
+
+
+async def test_prose_queries_run_a_judged_search(session: Session) -> None:
+    symbols = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="parse the config file"))
+    assert [s.name for s in symbols][:1] == ["parse_config_file"]
+    assert symbols[0].kind == types.SymbolKind.Function and symbols[0].container_name == "config/loader.py"
+
+
+async def test_a_newer_keystroke_supersedes_a_judged_query(session: Session) -> None:
+    stale = asyncio.ensure_future(
+        session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="reject expired sess"))
+    )
+    await asyncio.sleep(0.05)
+    before = len(session.judge.recorder.requests)
+    fresh = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="reject expired sessions"))
+    with pytest.raises(Exception, match="cancel"):
+        await stale
+    assert fresh and fresh[0].container_name in {"auth/sessions.py", "tests/test_sessions.py"}
+    queries = [str(b) for _, _, b in session.judge.recorder.requests[before:]]
+    assert not any('reject expired sess"' in q or "reject expired sess'" in q for q in queries)
+
+
+async def test_malformed_workspace_symbol_params_get_an_answer(session: Session) -> None:
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    with pytest.raises(JsonRpcInvalidParams, match="query"):
+        await session.raw_request("workspace/symbol", {"query": 12})
+    with pytest.raises(JsonRpcInvalidParams, match="query"):
+        await session.raw_request("workspace/symbol", None)
+    assert await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="")) == []
+
+
+async def test_restart_reuses_the_persisted_index(workspace: Path, model_server: ModelServer, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = await start_session(workspace, model_server, cache)
+    ready = await first.wait_for_log("index ready")
+    assert "5 files read" in ready or "8 files read" in ready
+    await first.client.shutdown_session()
+    await first.client.stop()
+    (workspace / "config/loader.py").write_text("def load_settings(path):\n    return open(path).read()\n")
+    second = await start_session(workspace, model_server, cache)
+    try:
+        ready = await second.wait_for_log("index ready")
+        assert "1 files read" in ready
+        result = await second.query(query="load_settings")
+        assert result.matches[0].path == "config/loader.py"
+    finally:
+        await second.client.shutdown_session()
+        await second.client.stop()
