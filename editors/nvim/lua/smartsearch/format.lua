@@ -1,0 +1,79 @@
+-- How results read in quickfix, vim.ui.select and messages. Pure string functions.
+local M = {}
+
+local MAX_LINE = 120
+
+-- JSON null arrives as nil in objects, but as vim.NIL elsewhere: treat both as absent.
+local function present(value)
+  return value ~= nil and value ~= vim.NIL
+end
+
+-- The excerpt's first line that says something; blank lines and lone brackets say nothing.
+function M.first_meaningful_line(excerpt)
+  for _, line in ipairs(vim.split(excerpt or "", "\n", { plain = true })) do
+    local text = vim.trim(line) -- also drops the \r of CRLF endings
+    if text:find("[%w\128-\255]") then
+      if #text > MAX_LINE then
+        text = text:sub(1, MAX_LINE - 3) .. "..."
+      end
+      return text
+    end
+  end
+  return ""
+end
+
+-- Quickfix text: `symbol (0.87) first excerpt line`, with [test] for tests.
+function M.match_text(match)
+  local parts = {}
+  if present(match.symbol) then
+    table.insert(parts, match.symbol)
+  end
+  table.insert(parts, ("(%.2f)"):format(match.relevance))
+  if match.kind == "test" then
+    table.insert(parts, "[test]")
+  end
+  local line = M.first_meaningful_line(match.excerpt)
+  if line ~= "" then
+    table.insert(parts, line)
+  end
+  return table.concat(parts, " ")
+end
+
+-- One line on what was searched, e.g. "1 match · judged 4/4 shortlisted of 6 snippets in 4 files by local".
+function M.coverage_summary(result)
+  local c = result.coverage
+  local count = #result.matches == 1 and "1 match" or (#result.matches .. " matches")
+  if (result.omittedMatches or 0) > 0 then
+    count = count .. (" (+%d over the limit)"):format(result.omittedMatches)
+  end
+  local scope = c.files .. " files"
+  if (c.skippedFiles or 0) > 0 then
+    scope = scope .. (", %d skipped"):format(c.skippedFiles)
+  end
+  local work
+  if present(result.judge) then
+    work = ("judged %d/%d shortlisted of %d snippets in %s by %s"):format(
+      c.judged,
+      c.shortlisted,
+      c.snippets,
+      scope,
+      result.judge
+    )
+  else
+    work = ("%s match in %s"):format(result.mode, scope)
+  end
+  return count .. " · " .. work .. (c.complete and "" or " · INCOMPLETE")
+end
+
+-- What to tell the user when a search ends, and how loudly.
+function M.end_message(query, result)
+  local lines = { ("SmartSearch %q: %s"):format(query, M.coverage_summary(result)) }
+  -- The server's warnings say why the answer may be incomplete (and that no match proves no absence).
+  for _, warning in ipairs(result.warnings or {}) do
+    table.insert(lines, "  " .. warning)
+  end
+  local level = result.coverage.complete and vim.log.levels.INFO or vim.log.levels.WARN
+  return table.concat(lines, "\n"), level
+end
+
+return M

@@ -1,0 +1,112 @@
+/**
+ * SmartSearch: Find Code by Behavior. An input box, then a QuickPick that fills in when the judged search
+ * ends: focusing a row previews the excerpt, accepting it opens the file, closing the pick cancels.
+ */
+import * as vscode from "vscode";
+import { LanguageClient } from "vscode-languageclient/node";
+
+import {
+  coverageSummary,
+  firstMeaningfulLine,
+  incompleteWarning,
+  matchDescription,
+  matchLabel,
+  noMatchesText,
+} from "./format";
+import { SearchMode } from "./protocol";
+import { matchLocation, runSearch, showSearchError } from "./search";
+
+interface MatchItem extends vscode.QuickPickItem {
+  location: vscode.Location;
+}
+
+/** The last query, offered again so a search can be refined. */
+let lastQuery = "";
+
+export async function askAndFind(client: LanguageClient): Promise<void> {
+  const query = await vscode.window.showInputBox({
+    title: "SmartSearch: Find Code by Behavior",
+    prompt: "Describe what the code does, in plain words",
+    placeHolder: "e.g. where failed HTTP requests are retried",
+    value: lastQuery,
+    validateInput: (value) => (value.trim() === "" ? "Describe the behavior to find." : undefined),
+  });
+  if (query === undefined || query.trim() === "") {
+    return;
+  }
+  lastQuery = query.trim();
+  await findInQuickPick(client, lastQuery, "auto");
+}
+
+export async function findInQuickPick(client: LanguageClient, query: string, mode: SearchMode): Promise<void> {
+  const pick = vscode.window.createQuickPick<MatchItem>();
+  const cancellation = new vscode.CancellationTokenSource();
+  let closed = false;
+  pick.title = `SmartSearch: ${query}`;
+  pick.placeholder = "Searching…";
+  pick.busy = true;
+  pick.onDidHide(() => {
+    closed = true;
+    cancellation.cancel();
+    cancellation.dispose();
+    pick.dispose();
+  });
+  pick.onDidChangeActive(([item]) => {
+    if (item !== undefined) {
+      void show(item.location, true);
+    }
+  });
+  pick.onDidAccept(() => {
+    const [item] = pick.selectedItems;
+    if (item !== undefined) {
+      void show(item.location, false);
+      pick.hide();
+    }
+  });
+  pick.show();
+
+  try {
+    const result = await runSearch(client, { query, mode }, cancellation.token, (message) => {
+      if (!closed) {
+        pick.placeholder = message;
+      }
+    });
+    if (result === undefined || closed) {
+      return;
+    }
+    pick.items = result.matches.map((match) => ({
+      label: matchLabel(match),
+      description: matchDescription(match),
+      detail: firstMeaningfulLine(match.excerpt),
+      // The server has already ranked these; VS Code's fuzzy filter on the label must not hide any.
+      alwaysShow: true,
+      location: matchLocation(client, match),
+    }));
+    pick.title = `SmartSearch: ${query} — ${coverageSummary(result)}`;
+    pick.placeholder =
+      result.matches.length === 0
+        ? noMatchesText(result)
+        : result.warnings.join(" ") || "Focus a match to preview it, Enter to open it";
+    const warning = incompleteWarning(result);
+    if (warning !== undefined) {
+      void vscode.window.showWarningMessage(warning);
+    }
+  } catch (error) {
+    pick.hide();
+    showSearchError(error);
+  } finally {
+    if (!closed) {
+      pick.busy = false;
+    }
+  }
+}
+
+async function show(location: vscode.Location, preview: boolean): Promise<void> {
+  const editor = await vscode.window.showTextDocument(location.uri, {
+    preview,
+    preserveFocus: preview,
+    // A preview highlights the whole excerpt; opening puts the cursor at its start.
+    selection: preview ? location.range : new vscode.Range(location.range.start, location.range.start),
+  });
+  editor.revealRange(location.range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}

@@ -1,0 +1,83 @@
+/**
+ * The wire types of smartsearch-ls's custom request, exactly as /work/shared/protocol.md states them.
+ *
+ * This module imports nothing from `vscode`, so the extension and the plain-Node protocol tests compile
+ * against one definition: if the contract changes here, both break together.
+ */
+import { Location, ProgressToken, Range, RequestType } from "vscode-languageserver-protocol";
+
+export type SearchMode = "auto" | "behavior" | "symbol" | "path";
+
+export interface SmartSearchParams {
+  /** Required, non-empty, at most 2,000 characters. */
+  query: string;
+  /** A workspace folder or a folder inside one (URI or path); default: all folders. */
+  directory?: string;
+  /** A ripgrep-style glob that narrows the files searched. */
+  glob?: string;
+  /** Overrides the `limit` setting for this call. */
+  limit?: number;
+  /** Overrides the `candidates` setting for this call. */
+  candidates?: number;
+  mode?: SearchMode;
+  /** Progress for this search is reported on it. */
+  workDoneToken?: ProgressToken;
+}
+
+export interface SmartSearchMatch {
+  /** The focused excerpt (at most 12 lines). */
+  location: Location;
+  /** The whole snippet that was judged. */
+  snippetRange: Range;
+  /** Relative to its workspace folder, '/'-separated. */
+  path: string;
+  /** The enclosing declaration, e.g. "Cache.get". */
+  symbol: string | null;
+  /** Tests are labeled, not demoted. */
+  kind: "test" | null;
+  /** In [0, 1]; for the symbol and path modes, the match score. */
+  relevance: number;
+  excerpt: string;
+}
+
+export interface SmartSearchCoverage {
+  files: number;
+  skippedFiles: number;
+  snippets: number;
+  shortlisted: number;
+  judged: number;
+  complete: boolean;
+}
+
+export interface SmartSearchResult {
+  matches: SmartSearchMatch[];
+  /** Matches above the threshold that the limit cut. */
+  omittedMatches: number;
+  coverage: SmartSearchCoverage;
+  /** Why the result may be incomplete; no matches do not prove absence. */
+  warnings: string[];
+  mode: Exclude<SearchMode, "auto">;
+  /** The judge that scored the result; null when nothing was judged. */
+  judge: string | null;
+}
+
+export const SmartSearchRequest = new RequestType<SmartSearchParams, SmartSearchResult, void>("smartSearch/query");
+
+/** The `workspace/configuration` section and `didChangeConfiguration` key the server reads its settings from. */
+export const SERVER_SETTINGS_SECTION = "smartSearch";
+
+/** The server settings object, as protocol.md's settings table defines it. */
+export interface ServerSettings {
+  judge: { model: string; timeout: number };
+  threshold: number;
+  concurrency: number;
+  candidates: number;
+  limit: number;
+  exclude: string[];
+  /** Absent: the server's default ($XDG_CACHE_HOME/smartsearch-ls, else ~/.cache/smartsearch-ls). */
+  cacheDir?: string;
+  workspaceSymbol: { judged: boolean };
+}
+
+/** Progress titles the server uses for indexing a workspace folder ("Indexing <folder>"). */
+export const INDEXING_TITLE_PREFIX = "Indexing";
