@@ -1,0 +1,61 @@
+"""Snippet vectors kept between judgments, keyed by what was embedded, so a snippet is embedded once.
+
+The key is the sha1 of the exact text embedded (`snippet_text(path, symbol, code)`), so an edit to a snippet,
+or a move, makes a new key and a stale vector is never served. It is bounded (least recently used goes first)
+and exposes its entries by key so the index can persist them and load them back in a later session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+
+def content_key(text: str) -> str:
+    """The cache key of an embedded text."""
+    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+class EmbeddingCache:
+    """A bounded, thread-safe map from `content_key(text)` to that text's unit vector."""
+
+    def __init__(self, capacity: int = 50_000) -> None:
+        self.capacity = capacity
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def get(self, text: str) -> np.ndarray | None:
+        """The vector of `text`, if it was stored."""
+        key = content_key(text)
+        with self._lock:
+            vector = self._vectors.get(key)
+            if vector is not None:
+                self._vectors.move_to_end(key)
+            return vector
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        """Remember the vector of `text`."""
+        self.update({content_key(text): vector})
+
+    def update(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Add vectors by key, as `items()` gave them (e.g. loaded back from disk)."""
+        with self._lock:
+            for key, vector in vectors.items():
+                stored = np.array(vector, dtype=np.float32)  # a private copy, frozen below
+                stored.setflags(write=False)
+                self._vectors[key] = stored
+                self._vectors.move_to_end(key)
+            while len(self._vectors) > self.capacity:
+                self._vectors.popitem(last=False)
+
+    def items(self) -> Iterator[tuple[str, np.ndarray]]:
+        """A snapshot of `(key, vector)` pairs, oldest first, for persisting."""
+        with self._lock:
+            return iter(list(self._vectors.items()))

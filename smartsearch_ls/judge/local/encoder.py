@@ -1,0 +1,95 @@
+"""Text to unit vectors with all-MiniLM-L6-v2: the WordPiece tokenizer, the ONNX session, and pooling.
+
+Vectors are what sentence-transformers computes for this model (mean of the token states under the attention
+mask, then L2-normalized), so a dot product is a cosine. Texts are cut at 128 tokens: the judge only needs
+the head of a snippet (its signature and first lines), and attention cost grows with the square of the length.
+Batches are sorted by length and padded only to their longest text, so short texts do not pay for long ones.
+The re-quantized model scales its int8 activations per batch, so a vector moves slightly with the company it
+is computed in (cosine with itself computed alone: median 0.99, min 0.98): fine to cache, not bit-exact.
+
+One `Embedder` runs one inference at a time: ONNX Runtime already spreads a batch over every core, and two
+batches at once would only fight over them. Calls block, so async code runs them in a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from smartsearch_ls.judge.local.quantize import fast_model
+from smartsearch_ls.judge.local.weights import resolve_weights
+
+MAX_TOKENS = 128
+BATCH_SIZE = 32
+"""Texts per ONNX run: large enough to amortize the call, small enough to keep padding and memory low."""
+
+DIMENSIONS = 384
+
+
+def snippet_text(path: str, symbol: str | None, code: str) -> str:
+    """What is embedded for a snippet: a `path :: symbol` header line, then the code (the header helps a little)."""
+    return f"{path} :: {symbol}\n{code}" if symbol else f"{path}\n{code}"
+
+
+def load_tokenizer() -> Tokenizer:
+    """The model's own tokenizer, shipped in `assets/`, truncating at `MAX_TOKENS` and padding per batch."""
+    tokenizer = Tokenizer.from_str((files(__package__) / "assets" / "tokenizer.json").read_text(encoding="utf-8"))
+    tokenizer.enable_truncation(MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in the batch, not the file's fixed 128
+    return tokenizer
+
+
+class Embedder:
+    """Normalized float32 sentence vectors for snippets and queries."""
+
+    def __init__(self, session: ort.InferenceSession, tokenizer: Tokenizer) -> None:
+        self._session = session
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(
+        cls,
+        weights: str | Path | None = None,
+        *,
+        cache_dir: Path | None = None,
+        threads: int | None = None,
+    ) -> Embedder:
+        """Verify the weights (see `resolve_weights`), use their re-quantized copy, and open a CPU session."""
+        model = fast_model(resolve_weights(weights), cache_dir)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or 0  # 0: one thread per core
+        # Threads that spin between runs steal the core the event loop and tokenizer need.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+        return cls(session, load_tokenizer())
+
+    def embed_snippets(self, texts: list[str]) -> np.ndarray:
+        """One unit vector per text, shape `(len(texts), 384)`; build snippet texts with `snippet_text`."""
+        vectors = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), BATCH_SIZE):
+            batch = order[start : start + BATCH_SIZE]
+            vectors[batch] = self._run([texts[i] for i in batch])
+        return vectors
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """The query's unit vector, shape `(384,)`; the model is symmetric, so no prefix is needed."""
+        return self._run([query])[0]
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        with self._lock:
+            (states,) = self._session.run(
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )
+        weights = mask[..., None].astype(np.float32)
+        pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)

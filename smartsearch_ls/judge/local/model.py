@@ -1,0 +1,157 @@
+"""The `local` judge as a Pydantic AI decision model, so it runs through the same `Agent` as every judge.
+
+A decision model is asked each bounded float field of `Relevance` as a yes/no and answers with a probability.
+This one reads the query back out of the agent's instructions and the snippet out of the framed user prompt
+(`read_query`, `read_snippet`), embeds both with MiniLM, and answers from the calibrated cosine and word
+coverage. Embedding is batched across concurrent judgments and runs in a worker thread; snippet vectors are
+kept in an `EmbeddingCache` the index can fill and persist, and query vectors in a small cache of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+from pydantic_ai.exceptions import UserError
+from pydantic_ai.messages import ModelRequest, UserPromptPart
+from pydantic_ai.models.decision import (
+    DecisionModel,
+    DecisionModelSettings,
+    DecisionRequest,
+    DecisionResponse,
+    NoulAnswer,
+    NoulQuestion,
+)
+from pydantic_ai.usage import RequestUsage
+
+from smartsearch_ls.judge.local.batcher import MicroBatcher
+from smartsearch_ls.judge.local.cache import EmbeddingCache
+from smartsearch_ls.judge.local.calibration import answers, coverage, relevance_probability
+from smartsearch_ls.judge.local.encoder import Embedder, snippet_text
+from smartsearch_ls.judge.prompt import read_query, read_snippet
+
+QUESTIONS = ("subject", "action")
+"""The `Relevance` fields this model answers; anything else is a different task and is refused."""
+
+QUERY_CACHE_SIZE = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    """What one decision read and computed, for tests and measurement."""
+
+    query: str
+    text: str
+    cosine: float
+    coverage: float
+    probability: float
+
+
+@dataclass(init=False)
+class LocalJudgeModel(DecisionModel):
+    """all-MiniLM-L6-v2 in-process, answering `Relevance` with calibrated probabilities."""
+
+    embedder: Embedder = field(repr=False)
+    cache: EmbeddingCache = field(repr=False)
+
+    def __init__(self, embedder: Embedder, *, cache: EmbeddingCache | None = None, batch_window: float = 0.004):
+        self.embedder = embedder
+        self.cache = cache if cache is not None else EmbeddingCache()
+        self._batcher = MicroBatcher(embedder.embed_snippets, window=batch_window)
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        super().__init__()
+
+    @property
+    def model_name(self) -> str:
+        return "local"
+
+    @property
+    def system(self) -> str:
+        return "smartsearch-local"
+
+    @property
+    def base_url(self) -> str | None:
+        return None
+
+    async def decide(self, request: DecisionRequest, model_settings: DecisionModelSettings) -> DecisionResponse:
+        """Answer `subject` and `action` for the query and snippet in `request`."""
+        if request.images:
+            raise UserError("The local judge reads text only; it cannot be sent images.")
+        if set(request.questions) != set(QUESTIONS) or not all(
+            isinstance(question, NoulQuestion) for question in request.questions.values()
+        ):
+            raise UserError(
+                "The local judge answers only smartsearch's `Relevance` output (the yes/no fields "
+                f"{', '.join(QUESTIONS)}); it was asked {sorted(request.questions)}."
+            )
+        judgment = await self.judge(*_read(request))
+        subject, action = answers(judgment.probability)
+        return DecisionResponse(
+            answers={"subject": NoulAnswer(noul=subject), "action": NoulAnswer(noul=action)},
+            model_name=self.model_name,
+            usage=RequestUsage(),
+        )
+
+    async def judge(self, query: str, text: str) -> Judgment:
+        """Score one embedded snippet text (`snippet_text(...)`) against a query."""
+        query_vector, snippet_vector = await asyncio.gather(self._query_vector(query), self._snippet_vector(text))
+        cosine = float(query_vector @ snippet_vector)
+        covered = coverage(query, text)
+        return Judgment(query, text, cosine, covered, relevance_probability(cosine, covered))
+
+    async def _snippet_vector(self, text: str) -> np.ndarray:
+        vector = self.cache.get(text)
+        if vector is None:
+            vector = await self._batcher.embed(text)
+            self.cache.put(text, vector)
+        return vector
+
+    async def _query_vector(self, query: str) -> np.ndarray:
+        vector = self._queries.get(query)
+        if vector is None:
+            vector = await self._batcher.embed(query)
+            self._queries[query] = vector
+            while len(self._queries) > QUERY_CACHE_SIZE:
+                self._queries.popitem(last=False)
+        return vector
+
+
+def _read(request: DecisionRequest) -> tuple[str, str]:
+    """`(query, snippet text as embedded)` back out of a judge run's instructions and prompt."""
+    query = next(
+        (
+            found
+            for message in reversed(request.messages)
+            if isinstance(message, ModelRequest) and message.instructions
+            if (found := read_query(message.instructions)) is not None
+        ),
+        None,
+    )
+    prompt = request.state if isinstance(request.state, str) else _last_prompt(request)
+    snippet = read_snippet(prompt) if prompt is not None else None
+    if query is None or snippet is None:
+        raise UserError(
+            "The local judge needs a run built with smartsearch's `instructions(query)` and "
+            "`framed_snippet(snippet)`; it could not read the query or the snippet back."
+        )
+    attributes, code = snippet
+    return query, snippet_text(attributes.get("path", ""), attributes.get("symbol"), code)
+
+
+def _last_prompt(request: DecisionRequest) -> str | None:
+    """The text of the latest user prompt, for a state that carries history beside it."""
+    for message in reversed(request.messages):
+        if isinstance(message, ModelRequest):
+            for part in reversed(message.parts):
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    return part.content
+    return None
+
+
+@cache
+def local_model() -> LocalJudgeModel:
+    """The `local` judge for this process: weights verified and loaded once, then shared."""
+    return LocalJudgeModel(Embedder.load())

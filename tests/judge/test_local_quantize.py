@@ -1,0 +1,76 @@
+"""The re-quantized copy: same vectors as the original, cached by source hash, and never a hard failure."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from smartsearch_ls.judge.local import quantize
+from smartsearch_ls.judge.local.encoder import Embedder, load_tokenizer
+from smartsearch_ls.judge.local.quantize import cache_path, default_cache_dir, fast_model
+from smartsearch_ls.judge.local.weights import resolve_weights
+
+TEXTS = [
+    "def parse_iso_date(text):\n    year, month, day = text.split('-')",
+    "parse a date string",
+    "class Pool:\n    def acquire(self):\n        return self._free.pop()",
+    "def blend(a, b, t):\n    return a * (1 - t) + b * t",
+]
+
+
+def vectors(model: bytes) -> np.ndarray:
+    session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    return Embedder(session, load_tokenizer()).embed_snippets(TEXTS)
+
+
+def test_requantized_model_is_cached_and_agrees_with_the_original(tmp_path):
+    weights = resolve_weights()
+    fast = fast_model(weights, tmp_path)
+    stored = cache_path(weights, tmp_path)
+    assert stored.read_bytes() == fast
+    assert weights.sha256[:16] in stored.name
+    assert stored.with_suffix(".sha256").read_text() == hashlib.sha256(fast).hexdigest()
+    assert fast != weights.data
+    agreement = (vectors(fast) * vectors(weights.data)).sum(axis=1)
+    assert agreement.min() > 0.97, agreement
+
+
+def test_cache_hit_skips_quantizing_and_damage_is_rebuilt(tmp_path, monkeypatch):
+    weights = resolve_weights()
+    built: list[int] = []
+    monkeypatch.setattr(quantize, "requantize", lambda model: built.append(1) or b"quantized")
+    assert fast_model(weights, tmp_path) == b"quantized"
+    assert fast_model(weights, tmp_path) == b"quantized"
+    assert len(built) == 1
+    cache_path(weights, tmp_path).write_bytes(b"truncated")
+    assert fast_model(weights, tmp_path) == b"quantized"
+    assert len(built) == 2
+
+
+def test_unwritable_cache_still_returns_the_fast_model(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setattr(quantize, "requantize", lambda model: b"quantized")
+    assert fast_model(resolve_weights(), blocker / "models") == b"quantized"
+
+
+@pytest.mark.parametrize("failure", [ImportError("No module named 'onnx'"), RuntimeError("bad graph")])
+def test_quantizer_failure_falls_back_to_the_verified_original(tmp_path, monkeypatch, failure):
+    def fail(model: bytes) -> bytes:
+        raise failure
+
+    monkeypatch.setattr(quantize, "requantize", fail)
+    weights = resolve_weights()
+    assert fast_model(weights, tmp_path) == weights.data
+    assert not cache_path(weights, tmp_path).exists()
+
+
+def test_default_cache_dir_follows_xdg(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_dir() == tmp_path / "smartsearch-ls" / "models"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_dir() == tmp_path / "home" / ".cache" / "smartsearch-ls" / "models"
