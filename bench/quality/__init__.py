@@ -1,0 +1,1 @@
+"""Quality set, metrics and baselines."""

@@ -1,0 +1,1 @@
+"""Tests of the benchmark tooling: `.venv/bin/python -m pytest bench/tests`."""
