@@ -79,6 +79,10 @@ def test_plugin_end_to_end(nvim: Path, model_server: ModelServer, tmp_path: Path
         text=True,
         timeout=150,
     )
+    logs = _lsp_logs(home)
     assert result.returncode == 0, (
-        f"{version}: exit {result.returncode}\nstderr:\n{result.stderr}\nstdout:\n{result.stdout}\n{_lsp_logs(home)}"
+        f"{version}: exit {result.returncode}\nstderr:\n{result.stderr}\nstdout:\n{result.stdout}\n{logs}"
     )
+    # The server logs unknown keys to stderr only, which Neovim keeps in lsp.log: the plugin's settings
+    # must all be names the server knows.
+    assert "Unknown setting" not in logs, logs

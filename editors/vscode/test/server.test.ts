@@ -73,6 +73,8 @@ describe("smartsearch-ls over stdio", () => {
   test("advertises workspace symbols and accepts the extension's settings", () => {
     assert.ok(initialized.capabilities.workspaceSymbolProvider, "workspaceSymbolProvider");
     assert.deepEqual(session.shownProblems(), [], "the server warned about the settings the extension sends");
+    // Unknown keys only reach the server's own log ("Unknown setting `x` ignored."), on stderr.
+    assert.doesNotMatch(session.stderrText(), /unknown setting/i);
   });
 
   test("smartSearch/query finds a function by what it does", { timeout: TEST_TIMEOUT_MS }, async () => {

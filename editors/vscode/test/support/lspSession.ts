@@ -113,6 +113,10 @@ export class LspSession {
     return this.shown.filter((m) => m.type === MessageType.Error || m.type === MessageType.Warning).map((m) => m.message);
   }
 
+  stderrText(): string {
+    return this.stderr;
+  }
+
   diagnostics(): string {
     return `server stderr (tail):\n${this.stderr.slice(-4000)}\nlogs:\n${this.logs.join("\n")}`;
   }
