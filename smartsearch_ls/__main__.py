@@ -2,4 +2,5 @@
 
 from smartsearch_ls.server.main import main
 
-main()
+if __name__ == "__main__":  # not when a spawned indexing worker imports this module as `__mp_main__`
+    main()

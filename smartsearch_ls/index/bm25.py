@@ -71,6 +71,26 @@ class Bm25Index:
     def retired(self) -> int:
         return len(self.lengths) - self.live
 
+    def absorb(self, other: Bm25Index) -> int:
+        """Append another index's documents (built in parallel elsewhere); returns the id offset given to them."""
+        offset = len(self.lengths)
+        for table, theirs, width in ((self.body, other.body, 2), (self.meta, other.meta, 1)):
+            for term, postings in theirs.items():
+                if offset:
+                    shifted = np.frombuffer(postings, dtype=np.int32).reshape(-1, width).copy()
+                    shifted[:, 0] += offset
+                    postings = array("i", shifted.tobytes())
+                found = table.get(term)
+                if found is None:
+                    table[term] = postings
+                else:
+                    found.extend(postings)
+        self.lengths.extend(other.lengths)
+        self.alive.extend(other.alive)
+        self.live += other.live
+        self.live_length += other.live_length
+        return offset
+
     def compact(self) -> None:
         """Drop retired documents from the postings (ids stay stable); worth it once they are many."""
         alive = np.frombuffer(self.alive, dtype=np.uint8).astype(bool)

@@ -25,6 +25,7 @@ from smartsearch_ls.discovery.reading import FileStamp, SkipReason, digest_of, r
 from smartsearch_ls.discovery.ripgrep import list_files
 from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
+from smartsearch_ls.index.bulk import Share, build_in_parallel
 from smartsearch_ls.index.terms import meta_terms, text_terms
 
 log = logging.getLogger(__name__)
@@ -127,17 +128,19 @@ class RootIndex:
                 "narrow the directory or glob, or add `exclude` globs."
             )
         stale = [p for p in listed if self._is_stale(p, stamps[p])]
-        chunked = 0
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # bulk indexing allocates millions of small objects that are never garbage
-        try:
-            for done, path in enumerate(stale, 1):
-                chunked += self._read_into_index(path)
-                if progress is not None and (done % 50 == 0 or done == len(stale)):
-                    progress(done, len(stale))
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        chunked = len(stale)
+        if not build_in_parallel(self, stale, progress):
+            chunked = 0
+            gc_was_enabled = gc.isenabled()
+            gc.disable()  # bulk indexing allocates millions of small objects that are never garbage
+            try:
+                for done, path in enumerate(stale, 1):
+                    chunked += self.read_into_index(path)
+                    if progress is not None and (done % 50 == 0 or done == len(stale)):
+                        progress(done, len(stale))
+            finally:
+                if gc_was_enabled:
+                    gc.enable()
         lines = sum(e.lines for e in self.files.values())
         if lines > MAX_LINES:
             raise CapExceeded(
@@ -153,7 +156,7 @@ class RootIndex:
         entry = self.files.get(path)
         return entry is None or (not entry.unsaved and entry.stamp != stamp)
 
-    def _read_into_index(self, path: str) -> int:
+    def read_into_index(self, path: str) -> int:
         """Read one file from disk into the index; 1 if it was (re)chunked."""
         read = read_file(self.root / path)
         with self.lock:
@@ -163,6 +166,18 @@ class RootIndex:
                 return 0
             self._put(path, read.stamp, read.digest, read.text, read.skipped, unsaved=False)
         return 1
+
+    def absorb(self, share: Share) -> None:
+        """Take over a share indexed by a worker process (see `bulk`), replacing those files' old entries."""
+        with self.lock:
+            for path in share.entries:
+                self._drop(path)
+            offset = self.bm25.absorb(share.bm25)
+            self.snippets.extend(share.snippets)
+            for path, entry in share.entries.items():
+                entry.docs = tuple(doc + offset for doc in entry.docs)
+                self.files[path] = entry
+            self.generation += 1
 
     # -- following edits ------------------------------------------------------------------------------
 
@@ -175,8 +190,12 @@ class RootIndex:
         """Index an editor buffer's unsaved text in place of the file's; False for a file rg would not list."""
         if path not in self.listed:
             return False
+        digest = digest_of(text.encode("utf-8", "surrogatepass"))
         with self.lock:
-            self._put(path, None, digest_of(text.encode("utf-8", "surrogatepass")), text, None, unsaved=True)
+            entry = self.files.get(path)
+            if entry is not None and entry.digest == digest:
+                return True  # opened or typed back to what is already indexed: nothing is unsaved
+            self._put(path, None, digest, text, None, unsaved=True)
         return True
 
     def apply_changes(self, paths: Iterable[str]) -> None:
@@ -194,7 +213,7 @@ class RootIndex:
                 continue
             if path in self.listed and stamp_of(self.root / path) is not None:
                 if self._is_stale(path, stamp_of(self.root / path)):
-                    self._read_into_index(path)
+                    self.read_into_index(path)
             else:
                 self.listed.discard(path)
                 with self.lock:

@@ -68,10 +68,10 @@ class SmartSearchServer(LanguageServer):
             return
         settings, problems = merge(self.settings, incoming)
         for problem in problems:
-            level = types.MessageType.Log if problem.startswith("Unknown") else types.MessageType.Warning
-            log.warning("settings from %s: %s", source, problem)
-            if level == types.MessageType.Warning:
-                self.window_show_message(types.ShowMessageParams(type=level, message=f"SmartSearch: {problem}"))
+            self.log_to_client(f"settings from {source}: {problem}", types.MessageType.Warning)
+            if not problem.startswith("Unknown"):  # a wrong value deserves the user's eyes, an unknown key a log line
+                message = f"SmartSearch: {problem}"
+                self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
         self.settings = settings
 
     # -- client capabilities --------------------------------------------------------------------------

@@ -1,0 +1,279 @@
+"""The embedding side of the shortlist: one MiniLM vector per snippet of a root, kept beside the root's index.
+
+BM25 only finds code that shares words with the query, and people describe behavior in words the code does not
+use. Vectors find it by meaning, but embedding costs ~40 CPU-ms a snippet, far too much to do at search time
+for a whole root. So snippets are embedded ahead of time, in small batches the server runs in the background
+(`embed_pending`), and kept:
+
+- by content key (`content_key(snippet_text(...))`, the judge's own key), not by doc id: a re-indexed file gets
+  new doc ids, but its unchanged snippets keep their text and so their vectors; only changed snippets are
+  embedded again. Identical snippets share one row.
+- in one float32 matrix, so a query is one matrix-vector product. Rows no live snippet uses are recycled at
+  `persist`, which is also when they are dropped from disk.
+- on disk beside the index (`dense/<index file name>` under the cache directory), through `store`'s atomic,
+  checksummed write, as float16 (half the bytes; cosines move by ~1e-3, less than the quantized model's own
+  batch-to-batch jitter). A missing, damaged or other-model file is a cache miss; an unwritable directory
+  leaves the vectors in memory only.
+- shared with the `local` judge: a vector the judge already computed is taken from its `EmbeddingCache`, and
+  the shortlist hands its candidates' vectors to that cache, so a shortlisted snippet is not embedded twice.
+
+Without the model's weights there is no dense side: `available()` is False and the shortlist is BM25 alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.index import store
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.judge.local import (
+    MODEL_SHA256,
+    Embedder,
+    EmbeddingCache,
+    LocalModelUnavailable,
+    content_key,
+    local_model,
+    snippet_text,
+)
+from smartsearch_ls.judge.local.encoder import DIMENSIONS, MAX_TOKENS
+
+log = logging.getLogger(__name__)
+
+VECTORS = f"{MODEL_SHA256}/{MAX_TOKENS}"
+"""What persisted vectors are valid for: these weights, texts cut at this many tokens."""
+
+Docs = npt.NDArray[np.int64]
+
+
+class Encoder(NamedTuple):
+    """The embedder and the judge's vector cache it shares."""
+
+    embedder: Embedder
+    cache: EmbeddingCache
+
+
+@cache
+def shared_encoder() -> Encoder | None:
+    """The local judge's embedder and cache, loaded once per process; None (logged once) without the weights."""
+    try:
+        model = local_model()
+    except LocalModelUnavailable as error:
+        log.warning("the semantic shortlist is off, searches use BM25 alone: %s", error)
+        return None
+    return Encoder(model.embedder, model.cache)
+
+
+def dense_path(cache_dir: Path, root: Path) -> Path:
+    """Where the vectors of `root` are kept: named like its index file, in a `dense/` folder."""
+    return cache_dir / "dense" / store.index_path(cache_dir, root).name
+
+
+class DenseIndex:
+    """The snippet vectors of one `RootIndex`. Thread-safe; lock order is always `index.lock`, then its own."""
+
+    def __init__(self, index: RootIndex, encoder: Callable[[], Encoder | None] = shared_encoder) -> None:
+        self.index = index
+        self._encoder = encoder
+        self._lock = threading.Lock()
+        self._rows = np.zeros((0, DIMENSIONS), dtype=np.float32)
+        self._used = 0
+        """Rows below this have been handed out (some may be free again)."""
+        self._free: list[int] = []
+        self._row_of: dict[str, int] = {}
+        self._doc_keys: list[str | None] = []
+        """Content key per doc id of `_snippets`; None for a doc that was already retired when first seen."""
+        self._doc_rows = np.zeros(0, dtype=np.int64)
+        """Row per doc id, -1 while the doc has no vector."""
+        self._snippets: list[Snippet | None] | None = None
+        """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
+
+    @classmethod
+    def for_root(cls, index: RootIndex, encoder: Callable[[], Encoder | None] = shared_encoder) -> DenseIndex:
+        """The dense index of `index`, warm from the persisted vectors when there are sound ones."""
+        dense = cls(index, encoder)
+        dense.load()
+        return dense
+
+    def available(self) -> bool:
+        """Whether there is a model to embed with (loading it on first call, which can take seconds)."""
+        return self._encoder() is not None
+
+    # -- background work ------------------------------------------------------------------------------
+
+    def pending(self, limit: int) -> list[int]:
+        """Up to `limit` live doc ids without a vector, lowest first."""
+        with self.index.lock, self._lock:
+            self._sync()
+            return self._missing(self._live_docs())[:limit].tolist()
+
+    def progress(self) -> tuple[int, int]:
+        """`(snippets with a vector, live snippets)` of the whole root."""
+        with self.index.lock, self._lock:
+            self._sync()
+            live = self._live_docs()
+            return len(live) - len(self._missing(live)), len(live)
+
+    def embed_pending(self, max_snippets: int) -> int:
+        """Embed up to `max_snippets` snippets that have no vector, in one blocking batch; how many got one.
+
+        Blocks for ~40 CPU-ms a snippet (the model spreads a batch over every core), holding the index's lock
+        only to read the snippets, so searches and edits go on meanwhile. 0 means nothing is left (or there
+        is no model).
+        """
+        if max_snippets <= 0 or self._encoder() is None:
+            return 0
+        return self.embed(np.asarray(self.pending(max_snippets), dtype=np.int64))
+
+    # -- search ---------------------------------------------------------------------------------------
+
+    def embed(self, docs: Docs) -> int:
+        """Give these doc ids a vector where they lack one (the judge's cached vector, or a fresh one)."""
+        encoder = self._encoder()
+        if encoder is None or not len(docs):
+            return 0
+        work: dict[str, str] = {}
+        with self.index.lock, self._lock:
+            self._sync()
+            docs = self._missing(docs)
+            for doc in docs.tolist():
+                key, snippet = self._doc_keys[doc], self.index.snippets[doc]
+                if key is not None and snippet is not None:
+                    work.setdefault(key, snippet_text(snippet.path, snippet.symbol, snippet.text))
+        vectors = {key: vector for key, text in work.items() if (vector := encoder.cache.get(text)) is not None}
+        fresh = [key for key in work if key not in vectors]
+        if fresh:
+            vectors.update(zip(fresh, encoder.embedder.embed_snippets([work[key] for key in fresh]), strict=True))
+        with self._lock:
+            for key, vector in vectors.items():
+                self._store(key, vector)
+            docs = docs[docs < len(self._doc_rows)]  # the index may have been replaced meanwhile
+            self._sync_rows(docs)
+            return int((self._doc_rows[docs] >= 0).sum()) if len(docs) else 0
+
+    def query_vector(self, query: str) -> npt.NDArray[np.float32] | None:
+        """The query's unit vector, or None without a model."""
+        encoder = self._encoder()
+        return None if encoder is None else encoder.embedder.embed_query(query)
+
+    def cosines(self, query_vector: npt.NDArray[np.float32], docs: Docs) -> npt.NDArray[np.float32]:
+        """Cosine of each doc's vector with the query's; NaN for a doc without a vector."""
+        with self.index.lock, self._lock:
+            self._sync()
+            rows = self._doc_rows[docs]
+            has = rows >= 0
+            out = np.full(len(docs), np.nan, dtype=np.float32)
+            if len(rows) * 2 < self._used:
+                out[has] = self._rows[rows[has]] @ query_vector  # few docs: gather just their rows
+            else:
+                out[has] = (self._rows[: self._used] @ query_vector)[rows[has]]  # most: one pass, no copy
+            return out
+
+    def share(self, snippets: Iterable[Snippet]) -> None:
+        """Hand these snippets' vectors to the judge's cache, so judging them embeds nothing."""
+        encoder = self._encoder()
+        if encoder is None:
+            return
+        texts = [snippet_text(s.path, s.symbol, s.text) for s in snippets]
+        with self._lock:
+            found = {
+                key: self._rows[row].copy()
+                for key in map(content_key, texts)
+                if (row := self._row_of.get(key)) is not None
+            }
+        encoder.cache.update(found)
+
+    # -- persistence ----------------------------------------------------------------------------------
+
+    def load(self) -> bool:
+        """Adopt the persisted vectors of this root (those of snippets still live are used; the rest wait)."""
+        if self.index.cache_dir is None:
+            return False
+        payload = store.load(dense_path(self.index.cache_dir, self.index.root))
+        if payload is None or payload.get("root") != str(self.index.root) or payload.get("vectors") != VECTORS:
+            return False
+        keys, matrix = payload["keys"], payload["matrix"]
+        if not isinstance(matrix, np.ndarray) or matrix.shape != (len(keys), DIMENSIONS):
+            return False
+        with self._lock:
+            self._rows = matrix.astype(np.float32)
+            self._used = len(keys)
+            self._free = []
+            self._row_of = {key: row for row, key in enumerate(keys)}
+            self._doc_rows[:] = -1
+            self._sync_rows(np.arange(len(self._doc_keys), dtype=np.int64))
+        return True
+
+    def persist(self) -> bool:
+        """Save the vectors of live snippets for the next process, first recycling rows no live snippet uses."""
+        if self.index.cache_dir is None:
+            return False
+        with self.index.lock, self._lock:
+            self._sync()
+            self._collect()
+            keys = list(self._row_of)
+            matrix = self._rows[[self._row_of[key] for key in keys]].astype(np.float16)
+        payload = {"root": str(self.index.root), "vectors": VECTORS, "keys": keys, "matrix": matrix}
+        return store.save(dense_path(self.index.cache_dir, self.index.root), payload)
+
+    # -- bookkeeping (callers hold the locks) ---------------------------------------------------------
+
+    def _sync(self) -> None:
+        """Key the doc ids the index added since the last look (needs `index.lock`)."""
+        snippets = self.index.snippets
+        if snippets is not self._snippets:
+            self._snippets, self._doc_keys = snippets, []
+        start = len(self._doc_keys)
+        if start == len(snippets):
+            return
+        self._doc_keys.extend(
+            None if s is None else content_key(snippet_text(s.path, s.symbol, s.text)) for s in snippets[start:]
+        )
+        self._doc_rows = np.concatenate([self._doc_rows[:start], np.full(len(snippets) - start, -1, np.int64)])
+        self._sync_rows(np.arange(start, len(snippets), dtype=np.int64))
+
+    def _sync_rows(self, docs: Docs) -> None:
+        """Point these docs at the stored rows of their keys."""
+        for doc in docs.tolist():
+            key = self._doc_keys[doc]
+            if key is not None and self._doc_rows[doc] < 0:
+                self._doc_rows[doc] = self._row_of.get(key, -1)
+
+    def _live_docs(self) -> Docs:
+        snippets = self.index.snippets
+        return np.flatnonzero(np.fromiter((s is not None for s in snippets), dtype=bool, count=len(snippets)))
+
+    def _missing(self, docs: Docs) -> Docs:
+        return docs[self._doc_rows[docs] < 0]
+
+    def _store(self, key: str, vector: npt.NDArray[np.float32]) -> None:
+        row = self._row_of.get(key)
+        if row is None:
+            if self._free:
+                row = self._free.pop()
+            else:
+                if self._used == len(self._rows):
+                    grown = np.zeros((max(1024, 2 * len(self._rows)), DIMENSIONS), dtype=np.float32)
+                    grown[: self._used] = self._rows[: self._used]
+                    self._rows = grown
+                row = self._used
+                self._used += 1
+            self._row_of[key] = row
+        self._rows[row] = vector
+
+    def _collect(self) -> None:
+        """Free the rows of keys no live snippet has, and unlink retired docs from their rows."""
+        snippets = self.index.snippets
+        live = {key for key, s in zip(self._doc_keys, snippets, strict=True) if s is not None}
+        retired = np.fromiter((s is None for s in snippets), dtype=bool, count=len(snippets))
+        self._doc_rows[retired] = -1
+        for key in [key for key in self._row_of if key not in live]:
+            self._free.append(self._row_of.pop(key))
