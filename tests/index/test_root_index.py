@@ -1,0 +1,114 @@
+"""The warm index of one root: incremental, persisted, and always equal to the disk once settled."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from smartsearch_ls.discovery.reading import SkipReason
+from smartsearch_ls.index import bulk
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.shortlist import Scope, shortlist
+from tests.conftest import SAMPLE_PROJECT, write_tree
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "project", SAMPLE_PROJECT)
+
+
+def fingerprint(index: RootIndex) -> dict[str, list[tuple[int, int, str | None, str]]]:
+    """Every file's snippets, comparable across indexes."""
+    return {
+        path: sorted(
+            (s.start_line, s.end_line, s.symbol, s.text) for d in entry.docs if (s := index.snippets[d]) is not None
+        )
+        for path, entry in index.entries()
+    }
+
+
+def fresh(root: Path) -> RootIndex:
+    index = RootIndex(root)
+    index.refresh()
+    return index
+
+
+def test_refresh_indexes_listed_files_and_counts_skips(project: Path) -> None:
+    index = fresh(project)
+    assert "auth/sessions.py" in index.files and ".env" not in index.files
+    assert "build/generated.py" not in index.files
+    assert index.skipped() == {SkipReason.BINARY: 1, SkipReason.NOT_UTF8: 1, SkipReason.MINIFIED: 1}
+    top = shortlist([Scope(index)], "reject expired sessions", 3).candidates[0]
+    assert top.snippet.path in {"auth/sessions.py", "tests/test_sessions.py"}
+
+
+def test_edits_creations_and_deletions_keep_the_index_equal_to_the_disk(project: Path) -> None:
+    index = fresh(project)
+    (project / "billing/invoice.py").write_text("def refund(order):\n    order.refund()\n")
+    (project / "new_module.py").write_text("class Ledger:\n    def post(self, entry):\n        return entry\n")
+    (project / "config/loader.py").unlink()
+    os.rename(project / "auth/sessions.py", project / "auth/store.py")
+    index.apply_changes(
+        ["billing/invoice.py", "new_module.py", "config/loader.py", "auth/sessions.py", "auth/store.py"]
+    )
+    assert fingerprint(index) == fingerprint(fresh(project))
+    assert "Ledger.post" in {d.qualified_name for d in index.declarations()}
+
+
+def test_unsaved_text_replaces_the_file_until_reverted(project: Path) -> None:
+    index = fresh(project)
+    original = fingerprint(index)["billing/invoice.py"]
+    assert index.update_text("billing/invoice.py", (project / "billing/invoice.py").read_text())
+    assert not index.files["billing/invoice.py"].unsaved  # same text as on disk: nothing unsaved
+    assert index.update_text("billing/invoice.py", "def issue_credit_note(invoice):\n    return -invoice.total\n")
+    assert index.files["billing/invoice.py"].unsaved
+    assert shortlist([Scope(index)], "credit note", 1).candidates[0].unsaved
+    index.refresh()  # a refresh never clobbers a buffer
+    assert index.files["billing/invoice.py"].unsaved
+    index.revert("billing/invoice.py")
+    assert fingerprint(index)["billing/invoice.py"] == original
+    assert not index.update_text(".env", "SECRET=1")  # hidden: never indexed, even from a buffer
+
+
+def test_a_warm_start_rereads_only_changed_files(project: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = RootIndex(project, cache_dir=cache)
+    assert first.refresh().read == 11 - 3  # listed files; hidden and ignored ones never count
+    assert first.persist()
+    (project / "config/loader.py").write_text("def load(path):\n    return path\n")
+    second = RootIndex(project, cache_dir=cache)
+    assert second.load_persisted()
+    stats = second.refresh()
+    assert stats.read == 1 and stats.chunked == 1
+    assert fingerprint(second) == fingerprint(fresh(project))
+
+
+def test_a_damaged_persisted_index_is_rebuilt(project: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = RootIndex(project, cache_dir=cache)
+    first.refresh()
+    first.persist()
+    stored = next((cache / "index").iterdir())
+    stored.write_bytes(stored.read_bytes()[:100])
+    second = RootIndex(project, cache_dir=cache)
+    assert not second.load_persisted()
+    second.refresh()
+    assert fingerprint(second) == fingerprint(first)
+
+
+def test_parallel_cold_build_equals_the_in_process_one(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(30):
+        (project / f"pkg/m{i}.py").parent.mkdir(exist_ok=True)
+        (project / f"pkg/m{i}.py").write_text(f"def handler_{i}(event):\n    return event.id + {i}\n")
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 5)
+    parallel = fresh(project)
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 10**9)
+    serial = fresh(project)
+    assert fingerprint(parallel) == fingerprint(serial)
+    ranked = [
+        sorted((round(c.score, 4), c.snippet.path) for c in shortlist([Scope(index)], "handler 17", 50).candidates)
+        for index in (parallel, serial)
+    ]
+    assert ranked[0] == ranked[1]

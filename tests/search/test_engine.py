@@ -1,0 +1,102 @@
+"""`search`: from a query to ranked, focused, honestly covered matches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from smartsearch_ls.discovery.globs import GlobSet
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.judge.runner import JudgeConfig, JudgmentCache
+from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.search.routing import route
+from tests.conftest import SAMPLE_PROJECT, write_tree
+from tests.support.model_servers import coverage
+
+
+def coverage_judge() -> JudgeConfig:
+    """The loopback server's rule, in-process: relevance = (share of query words in the code) ** 2."""
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        query = str(messages[-1].instructions).rsplit(": ", 1)[-1]  # type: ignore[union-attr]
+        code = str(messages[-1].parts[-1].content)  # type: ignore[union-attr]
+        p = coverage(query, code)
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"subject": p, "action": p})])
+
+    return JudgeConfig(FunctionModel(answer), "function")
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> RootIndex:
+    built = RootIndex(write_tree(tmp_path / "project", SAMPLE_PROJECT))
+    built.refresh()
+    return built
+
+
+async def test_matches_are_ranked_focused_and_labeled(index: RootIndex) -> None:
+    result = await search(SearchRequest("reject expired sessions", [Scope(index)]), coverage_judge(), JudgmentCache())
+    assert result.mode == "behavior" and result.judge == "function"
+    paths = [m.path for m in result.matches]
+    assert set(paths) == {"auth/sessions.py", "tests/test_sessions.py"}
+    for match in result.matches:
+        assert match.end_line - match.start_line < 12 and match.excerpt.count("\n") < 12
+        assert match.snippet_start_line <= match.start_line <= match.end_line <= match.snippet_end_line
+        assert match.relevance >= 0.5
+    assert next(m for m in result.matches if m.path.startswith("tests/")).kind == "test"
+    cov = result.coverage
+    assert (cov.files, cov.skipped_files, cov.complete) == (8, 3, True)
+    assert cov.judged == cov.shortlisted == cov.snippets
+    assert any("3 files skipped" in w for w in result.warnings)
+
+
+async def test_limit_threshold_and_omitted_matches(index: RootIndex) -> None:
+    request = SearchRequest("reject expired sessions", [Scope(index)], limit=1)
+    result = await search(request, coverage_judge(), JudgmentCache())
+    assert len(result.matches) == 1 and result.omitted_matches == 1
+    strict = SearchRequest("reject expired sessions wallet", [Scope(index)], threshold=0.99)
+    result = await search(strict, coverage_judge(), JudgmentCache())
+    assert not result.matches and any("does not prove absence" in w for w in result.warnings)
+
+
+async def test_a_cut_shortlist_is_reported_incomplete(index: RootIndex) -> None:
+    result = await search(
+        SearchRequest("session token", [Scope(index)], candidates=2), coverage_judge(), JudgmentCache()
+    )
+    assert result.coverage.shortlisted == 2 and not result.coverage.complete
+    assert any("Raise `candidates`" in w for w in result.warnings)
+
+
+async def test_scopes_narrow_by_folder_and_glob(index: RootIndex) -> None:
+    scopes = [Scope(index, "tests")]
+    result = await search(SearchRequest("expired session rejected", scopes), coverage_judge(), JudgmentCache())
+    assert {m.path for m in result.matches} == {"tests/test_sessions.py"} and result.coverage.files == 1
+    scopes = [Scope(index, "", GlobSet.of(["*.md"]))]
+    result = await search(SearchRequest("expired session rejected", scopes), coverage_judge(), JudgmentCache())
+    assert not result.matches and result.coverage.files == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "mode"),
+    [
+        ("GitIndexer", "symbol"),
+        ("index_repo", "symbol"),
+        ("Cache.get", "symbol"),
+        ("core/ingestion/indexer.py", "path"),
+        ("indexer.py", "path"),
+        ("where do we reject expired sessions", "behavior"),
+    ],
+)
+def test_queries_are_routed_by_shape(query: str, mode: str) -> None:
+    assert route(query) == mode
+
+
+async def test_symbol_and_path_modes_answer_without_a_judge(index: RootIndex) -> None:
+    result = await search(SearchRequest("SessionStore.create", [Scope(index)]), None, JudgmentCache())
+    assert result.mode == "symbol" and result.matches[0].symbol == "SessionStore.create"
+    assert result.matches[0].start_line == 22 and result.matches[0].excerpt.startswith("    def create")
+    result = await search(SearchRequest("invoice.py", [Scope(index)]), None, JudgmentCache())
+    assert result.mode == "path" and result.matches[0].path == "billing/invoice.py"

@@ -1,0 +1,74 @@
+"""`smartsearch query`: the command line a person or a script runs, as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLE_PROJECT, write_tree
+from tests.support.model_servers import ModelServer
+
+
+def run(args: list[str], server: ModelServer | None, cache: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    if server is not None:
+        env["SYSTEM_ONE_BASE_URL"] = f"{server.base_url}/v1"
+    command = [sys.executable, "-c", "from smartsearch_ls.cli import main; main()", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, check=False)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "project", SAMPLE_PROJECT)
+
+
+def test_json_output_follows_the_contract(project: Path, model_server: ModelServer, tmp_path: Path) -> None:
+    done = run(
+        ["query", "parse config file", "--root", str(project), "--judge", "system-one:test", "--json"],
+        model_server,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    match = result["matches"][0]
+    assert match["path"] == "config/loader.py" and match["symbol"] == "parse_config_file"
+    assert (match["start_line"], match["end_line"]) == (4, 7)
+    assert (match["snippet_start_line"], match["snippet_end_line"]) == (4, 7)
+    assert result["mode"] == "behavior" and result["judge"] == "system-one:test"
+    assert set(result["coverage"]) >= {"files", "skippedFiles", "snippets", "shortlisted", "judged", "complete"}
+
+
+def test_human_output_and_a_warm_second_run(project: Path, model_server: ModelServer, tmp_path: Path) -> None:
+    args = ["query", "parse config file", "--root", str(project), "--judge", "system-one:test"]
+    first = run(args, model_server, tmp_path)
+    assert first.returncode == 0 and first.stdout.startswith("config/loader.py:4-7  1.00  parse_config_file")
+    assert "searched: 8 files (3 skipped" in first.stderr
+    assert list((tmp_path / "smartsearch-ls" / "index").iterdir())  # persisted for the next run
+    assert run(args, model_server, tmp_path).stdout == first.stdout
+
+
+def test_exit_codes(project: Path, model_server: ModelServer, tmp_path: Path) -> None:
+    none = run(
+        ["query", "quantum entanglement", "--root", str(project), "--judge", "system-one:test"], model_server, tmp_path
+    )
+    assert none.returncode == 1 and "does not prove absence" in none.stderr
+    bad = run(["query", "x", "--root", str(project), "--limit", "0"], model_server, tmp_path)
+    assert bad.returncode == 2 and "`limit`" in bad.stderr
+    failing = run(
+        ["query", "parse config", "--root", str(project), "--judge", "system-one:fail-500"], model_server, tmp_path
+    )
+    assert failing.returncode == 2 and "system-one:fail-500" in failing.stderr and "Traceback" not in failing.stderr
+    missing = run(["query", "parse config", "--root", str(project / "nope")], None, tmp_path)
+    assert missing.returncode == 2 and "not a directory" in missing.stderr
+
+
+def test_the_default_judge_is_local_and_needs_no_network(project: Path, tmp_path: Path) -> None:
+    done = run(["query", "read the JSON configuration file", "--root", str(project), "--json"], None, tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["judge"] == "local" and result["matches"][0]["symbol"] == "parse_config_file"
