@@ -109,10 +109,11 @@ class _Packer:
         if start > end:
             return
         spans = self.spans
-        if spans and end - start < 3 and spans[-1][1] >= start - 1 - _blank_run(lines, start):
-            closer = all(_CLOSER.fullmatch(line) for line in lines[start - 1 : end])
-            if closer and spans[-1][1] < end:
-                spans[-1] = (spans[-1][0], end, spans[-1][2])
+        if spans and end - start < 3 and all(_CLOSER.fullmatch(line) for line in lines[start - 1 : end]):
+            previous_start, previous_end, previous_symbol = spans[-1]
+            joins = start - 1 - _blank_run(lines, start) <= previous_end < end
+            if joins and end - previous_start < self.budget:
+                spans[-1] = (previous_start, end, previous_symbol)
                 return
         spans.append((start, end, symbol))
 

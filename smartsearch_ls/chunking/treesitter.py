@@ -68,6 +68,16 @@ class _Scope(NamedTuple):
     kind: str
 
 
+@dataclass(slots=True)
+class _ColumnWalk:
+    """Where the byte-to-character conversion of one line stopped last."""
+
+    encoded: bytes
+    """The line in UTF-8; empty when it is ASCII and bytes are characters."""
+    byte: int = 0
+    char: int = 0
+
+
 class _Declarations:
     """Named declarations from query matches, qualified through the ones that enclose them."""
 
@@ -79,6 +89,7 @@ class _Declarations:
         self.declarations: list[Declaration] = []
         self.owners: dict[int, str] = {}
         """Node id of each declaration that gets its own snippet -> its qualified name."""
+        self._columns: dict[int, _ColumnWalk] = {}
 
     def collect(self, matches: list[tuple[int, dict[str, list[tree_sitter.Node]]]]) -> None:
         best: dict[tuple[int, int], tuple[int, tree_sitter.Node, tree_sitter.Node, tree_sitter.Node | None]] = {}
@@ -108,7 +119,7 @@ class _Declarations:
         kind = pattern.kind
         written = self._text(name_node)
         dotted = _qualifier(written)
-        name = dotted.rsplit(".", 1)[-1]
+        name = dotted.rsplit(".", 1)[-1] if "::" in written else dotted
         if receiver is not None:
             qualified = f"{_qualifier(self._text(receiver))}.{dotted}"
         else:
@@ -125,13 +136,24 @@ class _Declarations:
         if kind == "impl":
             return scope
         start, end = _rows(decl)
-        row, column = name_node.start_point
-        line = self.lines[row]
-        if not line.isascii():
-            column = len(line.encode("utf-8")[:column].decode("utf-8", "ignore"))
-        column += max(written.rfind(name), 0)  # `B::C` and `"x"` are named at `C` and `x`
+        row, byte_column = name_node.start_point
+        column = self._char_column(row, byte_column) + max(written.rfind(name), 0)  # `B::C` is named at `C`
         self.declarations.append(Declaration(name, qualified, kind, self.path, start, end, row + 1, column))
         return scope
+
+    def _char_column(self, row: int, byte_column: int) -> int:
+        """Characters before `byte_column` on `row`; linear per row even on one-line minified files."""
+        walk = self._columns.get(row)
+        if walk is None:
+            line = self.lines[row]
+            walk = self._columns[row] = _ColumnWalk(b"" if line.isascii() else line.encode("utf-8"))
+        if not walk.encoded:
+            return byte_column
+        if byte_column < walk.byte:
+            walk.byte = walk.char = 0
+        walk.char += len(walk.encoded[walk.byte : byte_column].decode("utf-8", "ignore"))
+        walk.byte = byte_column
+        return walk.char
 
     def _text(self, node: tree_sitter.Node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -169,10 +191,19 @@ class _Walker:
         return out
 
     def _wrapped(self, node: tree_sitter.Node) -> str | None:
-        """The declaration `node` only wraps (`export ...`, `const f = ...`, Go's `type X struct`)."""
+        """The declaration `node` only wraps (`export ...`, `const f = ...`, Go's `type X struct`).
+
+        A wrapper adds no lines of its own: it ends where the declaration ends and starts where it
+        starts or with a comment or decorator, so a class body holding one method is not a wrapper.
+        """
+        start, end = _rows(node)
         for _ in range(_WRAPPER_DEPTH):
-            inner = [child for child in node.named_children if child.type not in self.comments]
+            children = node.named_children
+            inner = [child for child in children if child.type not in self.comments]
             if len(inner) != 1:
+                return None
+            inner_start, inner_end = _rows(inner[0])
+            if inner_end != end or (inner_start != start and children[0].type not in self.comments):
                 return None
             node = inner[0]
             symbol = self.owners.get(node.id)

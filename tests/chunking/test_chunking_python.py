@@ -196,3 +196,9 @@ def test_null_byte_falls_back_to_windows(invariants):
 def test_empty_and_blank_files_have_no_snippets():
     for text in ("", "\n", "\n\n  \n\t\n", "\r\n\r\n"):
         assert chunk_file("empty.py", text).snippets == ()
+
+
+def test_byte_order_mark_is_not_content():
+    chunked = chunk_file("a.py", "\ufeffdef f():\n    pass\n")
+    assert [(d.name, d.name_column) for d in chunked.declarations] == [("f", 4)]
+    assert chunked.snippets[0].text == "def f():\n    pass"

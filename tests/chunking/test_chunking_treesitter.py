@@ -369,3 +369,16 @@ def test_deep_nesting(invariants):
         chunked = chunk_file("deep.js", text)
         invariants(text, chunked, budget=None)
         assert chunked.snippets
+
+
+def test_closing_brace_never_pushes_a_snippet_past_the_budget(invariants):
+    text = "\n".join(["class Cache {", *long_method("get", 158, "  "), "}"])  # get is exactly 160 lines
+    chunked = chunk_file("cache.ts", text)
+    invariants(text, chunked)
+    assert spans(chunked) == [("Cache", 1, 1), ("Cache.get", 2, 161), ("Cache", 162, 162)]
+
+
+def test_byte_order_mark_is_not_content(invariants):
+    chunked = chunk_file("a.ts", "\ufefffunction f() {}\n")
+    assert [(d.name, d.name_column) for d in chunked.declarations] == [("f", 9)]
+    assert chunked.snippets[0].text == "function f() {}"
