@@ -1,8 +1,13 @@
-"""The shortlist: which snippets are worth a judgment, ranked by BM25 over the search's scope.
+"""The shortlist: which snippets are worth a judgment, ranked by BM25 and, where vectors exist, by meaning.
 
-It is a shortlist, not a verdict. Code worded unlike the query can be missed, so the result says how many
-snippets were in scope and how many were shortlisted; a scope no larger than `candidates` is shortlisted
-whole, and then the search is complete: every snippet was judged.
+It is a shortlist, not a verdict. BM25 misses code worded unlike the query, so when the root has a
+`DenseIndex` the snippets nearest the query's vector are candidates too, and both signals are fused into one
+score: a weighted mix of their z-scores over the scope (weight measured in `bench/hybrid/`; equal-weight
+reciprocal rank fusion was measured worse than either signal's scores). Snippets not embedded yet simply have
+no cosine; the best lexical candidates are embedded on the spot, so the fused order of what is judged is
+right even while background embedding is under way. The result says how many snippets were in scope, how many
+were shortlisted, and what share of them the semantic side covered; a scope no larger than `candidates` is
+shortlisted whole, and then the search is complete: every snippet was judged.
 """
 
 from __future__ import annotations
@@ -12,12 +17,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.discovery.reading import SkipReason
+from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.terms import query_weights
+
+DENSE_WEIGHT = 0.8
+"""The cosine's share of the fused score, BM25 having the rest: the best on each corpus of the behavior set when
+chosen on the other (see `bench/hybrid/README.md`)."""
+
+Scores = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,39 +68,100 @@ class Shortlist:
     skipped: Counter[SkipReason]
     snippets: int
     matched: int
-    """Snippets with any lexical match; more than `len(candidates)` means the shortlist was cut."""
+    """Snippets with any lexical match; more than `len(candidates)` means the lexical side was cut."""
+    dense_used: bool = False
+    """Cosines took part in the ranking: some scope had an embedding index, a model, and embedded snippets."""
+    embedded: int = 0
+    """In-scope snippets that had a vector, so the semantic side could pick them."""
+
+    @property
+    def dense_coverage(self) -> float:
+        """The share of in-scope snippets the semantic side saw; 0 when it was not used."""
+        return self.embedded / self.snippets if self.dense_used and self.snippets else 0.0
 
 
-def shortlist(scopes: Sequence[Scope], query: str, candidates: int) -> Shortlist:
-    """The best `candidates` snippets of all scopes for `query`, best first."""
+def fuse(lexical: Scores, cosines: Scores, weight: float = DENSE_WEIGHT) -> Scores:
+    """`weight * z(cosine) + (1 - weight) * z(BM25)`, z-scores over the scope; no vector counts as an average cosine."""
+    has = ~np.isnan(cosines)
+    return (weight * np.where(has, _z(cosines, has), 0.0) + (1 - weight) * _z(lexical, None)).astype(np.float32)
+
+
+def _z(values: Scores, where: npt.NDArray[np.bool_] | None) -> Scores:
+    sample = values if where is None else values[where]
+    if len(sample) == 0:
+        return np.zeros_like(values)
+    spread = float(sample.std())
+    return (values - float(sample.mean())) / spread if spread > 0 else np.zeros_like(values)
+
+
+def shortlist(
+    scopes: Sequence[Scope],
+    query: str,
+    candidates: int,
+    dense: Sequence[DenseIndex] = (),
+    *,
+    embed_missing: int | None = None,
+) -> Shortlist:
+    """The best `candidates` snippets of all scopes for `query`, best first.
+
+    `dense` holds the embedding indexes of the scopes' roots (matched by `index`); with none, or without a
+    model, the ranking is BM25 alone. Up to `embed_missing` (default `candidates`) of the best lexical
+    candidates that lack a vector are embedded now, ~40 CPU-ms each; 0 never embeds at search time.
+    """
     weights = query_weights(query)
-    ranked: list[tuple[float, int, int]] = []  # (score, scope number, doc)
-    files = snippets = matched = 0
+    by_root = {id(d.index): d for d in dense}
+    budget = candidates if embed_missing is None else embed_missing
+    query_vector: Scores | None = None
+    per_scope: list[tuple[RootIndex, npt.NDArray[np.int64], Scores, Scores | None, set[int]]] = []
+    files = snippets = matched = embedded = 0
     skipped: Counter[SkipReason] = Counter()
-    unsaved_docs: list[set[int]] = []
-    for number, scope in enumerate(scopes):
+    for scope in scopes:
         index = scope.index
         with index.lock:
             entries = [(p, e) for p, e in index.files.items() if scope.contains(p)]
             docs = np.fromiter((d for _, e in entries for d in e.docs), dtype=np.int64)
-            unsaved_docs.append({d for _, e in entries if e.unsaved for d in e.docs})
+            unsaved = {d for _, e in entries if e.unsaved for d in e.docs}
             scores = index.bm25.scores(weights)[docs] if len(docs) else np.zeros(0, dtype=np.float32)
         files += len(entries)
         skipped.update(e.skipped for _, e in entries if e.skipped is not None)
         snippets += len(docs)
-        hits = scores > 0
-        matched += int(hits.sum())
-        if len(docs) <= candidates:
-            keep = np.arange(len(docs))  # a scope this small is judged whole
-        else:
-            positive = np.flatnonzero(hits)
-            keep = positive[np.argsort(-scores[positive], kind="stable")[:candidates]]
+        matched += int((scores > 0).sum())
+        cosines = None
+        semantic = by_root.get(id(index))
+        if semantic is not None and len(docs) and semantic.available():
+            if query_vector is None:
+                query_vector = semantic.query_vector(query)
+            if budget > 0:
+                budget -= semantic.embed(docs[_best(scores, scores > 0, candidates)][:budget])
+            cosines = semantic.cosines(query_vector, docs)
+            embedded += int((~np.isnan(cosines)).sum())
+        per_scope.append((index, docs, scores, cosines, unsaved))
+    dense_used = embedded > 0
+    ranked: list[tuple[float, int, int]] = []  # (score, scope number, doc)
+    for number, (_, docs, scores, cosines, _) in enumerate(per_scope):
+        eligible = scores > 0
+        if dense_used:
+            if cosines is not None:
+                eligible |= ~np.isnan(cosines)
+                scores = fuse(scores, cosines)
+            else:
+                scores = fuse(scores, np.full(len(scores), np.nan, dtype=np.float32))
+        small = len(docs) <= candidates  # a scope this small is judged whole
+        keep = np.argsort(-scores, kind="stable") if small else _best(scores, eligible, candidates)
         ranked.extend((float(scores[i]), number, int(docs[i])) for i in keep)
     ranked.sort(key=lambda item: -item[0])
     chosen: list[Candidate] = []
     for score, number, doc in ranked[:candidates]:
-        index = scopes[number].index
+        index, _, _, _, unsaved = per_scope[number]
         snippet = index.snippets[doc]
         if snippet is not None:
-            chosen.append(Candidate(index, snippet, score, doc in unsaved_docs[number]))
-    return Shortlist(chosen, files, skipped, snippets, matched)
+            chosen.append(Candidate(index, snippet, score, doc in unsaved))
+    for semantic in dense:
+        semantic.share(c.snippet for c in chosen if c.index is semantic.index)
+    return Shortlist(chosen, files, skipped, snippets, matched, dense_used, embedded)
+
+
+def _best(scores: Scores, eligible: npt.NDArray[np.bool_], count: int) -> npt.NDArray[np.int64]:
+    """Positions of the `count` best eligible scores, best first."""
+    positions = np.flatnonzero(eligible)
+    return positions[np.argsort(-scores[positions], kind="stable")[:count]]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
 from smartsearch_ls.judge.runner import JudgeConfig, Judged, JudgmentCache, judge_snippets
 from smartsearch_ls.search.excerpt import evidence, focus
@@ -33,6 +34,8 @@ class SearchRequest:
     threshold: float = 0.5
     mode: Mode | None = None
     """None routes by the query's shape (`auto`)."""
+    dense: Sequence[DenseIndex] = ()
+    """The embedding indexes of the scopes' roots, for the semantic side of the shortlist."""
 
 
 async def search(
@@ -56,7 +59,7 @@ async def search(
 async def _behavior_search(
     request: SearchRequest, judge: JudgeConfig, cache: JudgmentCache, on_judged: Judged | None, warnings: list[str]
 ) -> SearchResult:
-    found = await asyncio.to_thread(shortlist, request.scopes, request.query, request.candidates)
+    found = await asyncio.to_thread(shortlist, request.scopes, request.query, request.candidates, request.dense)
     snippets = [c.snippet for c in found.candidates]
     scores = await judge_snippets(judge, request.query, snippets, cache, on_judged) if snippets else []
     passing = sorted(
@@ -116,6 +119,7 @@ def _coverage(found: Shortlist, judged: int) -> Coverage:
         judged=judged,
         complete=judged == found.snippets,
         skipped_by_reason={str(reason): n for reason, n in sorted(found.skipped.items())},
+        semantic=round(found.dense_coverage, 3) if found.dense_used else None,
     )
 
 
@@ -130,7 +134,12 @@ def _behavior_warnings(
             f"No snippet reached the threshold {request.threshold:g}; this does not prove absence. "
             "Try rephrasing, a narrower directory, or a plain text search."
         )
-    if not coverage.complete and found.snippets:
+    if not coverage.complete and found.snippets and found.dense_used:
+        warnings.append(
+            f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical and semantic shortlist; "
+            "the rest ranked lower on both. Raise `candidates` or narrow the directory/glob."
+        )
+    elif not coverage.complete and found.snippets:
         if found.matched > len(found.candidates):
             cut = f"{found.matched - len(found.candidates)} more snippets matched some query words but were not judged"
         else:
@@ -138,6 +147,11 @@ def _behavior_warnings(
         warnings.append(
             f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical shortlist ({cut}); "
             "code with unrelated wording may be missed. Raise `candidates` or narrow the directory/glob."
+        )
+    if found.dense_used and found.dense_coverage < 1 and not coverage.complete:
+        warnings.append(
+            f"The semantic shortlist covered {int(found.dense_coverage * 100)}% of snippets (embedding in "
+            "progress); the rest could be found by their words only."
         )
     if coverage.skipped_files:
         reasons = ", ".join(f"{n} {reason}" for reason, n in coverage.skipped_by_reason.items())

@@ -50,6 +50,9 @@ class Coverage:
     complete: bool = False
     """Every snippet in scope was judged (or, for symbol and path modes, every declaration or file matched)."""
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
+    semantic: float | None = None
+    """Behavior mode: the share of in-scope snippets the semantic (embedding) shortlist could pick; None when
+    the shortlist was lexical only (no embedding index, no local model, or nothing embedded yet)."""
 
 
 @dataclass(frozen=True, slots=True)

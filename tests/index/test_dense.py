@@ -1,0 +1,180 @@
+"""The embedding index: vectors survive a restart, edits re-embed only what changed, bad files are a miss."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from smartsearch_ls.index import store
+from smartsearch_ls.index.dense import DenseIndex, Encoder, dense_path
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.judge.local import EmbeddingCache, local_model, snippet_text
+from tests.conftest import write_tree
+
+TREE: dict[str, str | bytes] = {
+    "shapes/area.py": """import math
+
+
+def circle_area(radius):
+    return math.pi * radius * radius
+
+
+def square_area(side):
+    return side * side
+""",
+    "text/words.py": """def count_words(text):
+    return len(text.split())
+
+
+def shout(text):
+    return text.upper() + "!"
+""",
+}
+
+
+class CountingEmbedder:
+    """The real embedder, recording every snippet text it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.real = local_model().embedder
+        self.texts: list[str] = []
+
+    def embed_snippets(self, texts: list[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return self.real.embed_snippets(texts)
+
+    def embed_query(self, query: str) -> np.ndarray:
+        return self.real.embed_query(query)
+
+
+@pytest.fixture
+def embedder() -> CountingEmbedder:
+    return CountingEmbedder()
+
+
+def dense_of(index: RootIndex, embedder: CountingEmbedder, cache: EmbeddingCache | None = None) -> DenseIndex:
+    """A dense index of `index` with its own judge cache, warm from disk when possible."""
+    encoder = Encoder(embedder, cache if cache is not None else EmbeddingCache())  # type: ignore[arg-type]
+    return DenseIndex.for_root(index, lambda: encoder)
+
+
+def built(tmp_path: Path) -> RootIndex:
+    index = RootIndex(write_tree(tmp_path / "ws", TREE), cache_dir=tmp_path / "cache")
+    index.refresh()
+    return index
+
+
+def test_vectors_survive_a_restart(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    index = built(tmp_path)
+    dense = dense_of(index, embedder)
+    total = index.snippet_count
+    assert dense.progress() == (0, total)
+    assert dense.embed_pending(2) == 2  # one bounded batch at a time
+    assert dense.embed_pending(100) == total - 2
+    assert dense.embed_pending(100) == 0
+    assert dense.progress() == (total, total)
+    docs = np.arange(len(index.snippets))
+    query = dense.query_vector("area of a circle")
+    assert query is not None
+    before = dense.cosines(query, docs)
+    assert index.persist() and dense.persist()
+
+    restarted = RootIndex(index.root, cache_dir=index.cache_dir)
+    assert restarted.load_persisted()
+    restarted.refresh()
+    again = CountingEmbedder()
+    warm = dense_of(restarted, again)
+    assert warm.progress() == (total, total)
+    assert warm.pending(10) == []
+    assert warm.embed_pending(100) == 0
+    assert again.texts == []
+    np.testing.assert_allclose(warm.cosines(query, docs), before, atol=2e-3)  # stored as float16
+
+
+def test_an_edit_re_embeds_only_the_changed_snippet(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    index = built(tmp_path)
+    dense = dense_of(index, embedder)
+    dense.embed_pending(100)
+    embedder.texts.clear()
+    edited = TREE["shapes/area.py"].replace("side * side", "side ** 2")
+    assert index.update_text("shapes/area.py", edited)
+    pending = dense.pending(100)
+    assert [index.snippets[d].symbol for d in pending] == ["square_area"]  # type: ignore[union-attr]
+    assert dense.embed_pending(100) == 1
+    assert embedder.texts == [
+        snippet_text("shapes/area.py", "square_area", "def square_area(side):\n    return side ** 2")
+    ]
+    assert dense.progress() == (index.snippet_count, index.snippet_count)
+
+
+def test_persist_keeps_only_vectors_of_live_snippets(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    index = built(tmp_path)
+    dense = dense_of(index, embedder)
+    dense.embed_pending(100)
+    index.update_text("text/words.py", TREE["text/words.py"].replace("upper", "lower"))
+    dense.embed_pending(100)
+    assert dense.persist()
+    payload = store.load(dense_path(index.cache_dir, index.root))  # type: ignore[arg-type]
+    assert payload is not None
+    live = {snippet_text(s.path, s.symbol, s.text) for s in index.snippets if s is not None}
+    assert len(payload["keys"]) == len(live) == index.snippet_count
+    assert payload["matrix"].shape == (len(live), 384)
+
+
+def test_a_damaged_or_foreign_dense_file_is_a_miss(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    index = built(tmp_path)
+    dense = dense_of(index, embedder)
+    dense.embed_pending(100)
+    assert dense.persist()
+    path = dense_path(index.cache_dir, index.root)  # type: ignore[arg-type]
+    good, payload = path.read_bytes(), store.load(path)
+    assert payload is not None
+    damaged = [good[: len(good) // 2], good[:-10] + b"0123456789", b"not a pickle at all"]
+    for raw in damaged:
+        path.write_bytes(raw)
+        cold = dense_of(index, embedder)
+        assert not cold.load()
+        assert cold.progress() == (0, index.snippet_count)
+    store.save(path, {**payload, "vectors": "another-model/128"})  # sound, but from other weights
+    assert dense_of(index, embedder).progress() == (0, index.snippet_count)
+
+
+def test_an_unwritable_cache_keeps_vectors_in_memory(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder should be")
+    index = RootIndex(write_tree(tmp_path / "ws", TREE), cache_dir=blocked)
+    index.refresh()
+    dense = dense_of(index, embedder)
+    dense.embed_pending(100)
+    assert not dense.persist()
+    assert dense.progress() == (index.snippet_count, index.snippet_count)
+
+
+def test_vectors_are_shared_with_the_judge_cache(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    index = built(tmp_path)
+    judged = next(s for s in index.snippets if s is not None and s.symbol == "shout")
+    text = snippet_text(judged.path, judged.symbol, judged.text)
+    cache = EmbeddingCache()
+    cache.put(text, embedder.real.embed_snippets([text])[0])  # the judge embedded it first
+    dense = dense_of(index, embedder, cache)
+    dense.embed_pending(100)
+    assert text not in embedder.texts
+    assert len(embedder.texts) == index.snippet_count - 1
+
+    other = next(s for s in index.snippets if s is not None and s.symbol == "circle_area")
+    fresh = EmbeddingCache()
+    dense_of(index, embedder, fresh).share([other])  # what the shortlist does for its candidates
+    assert fresh.get(snippet_text(other.path, other.symbol, other.text)) is None  # that one had no vectors yet
+    dense.share([other])
+    assert cache.get(snippet_text(other.path, other.symbol, other.text)) is not None
+
+
+def test_without_a_model_nothing_is_embedded(tmp_path: Path) -> None:
+    index = built(tmp_path)
+    dense = DenseIndex.for_root(index, lambda: None)
+    assert not dense.available()
+    assert dense.embed_pending(100) == 0
+    assert dense.query_vector("anything") is None
+    assert dense.progress() == (0, index.snippet_count)

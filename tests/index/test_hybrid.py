@@ -1,0 +1,143 @@
+"""The hybrid shortlist finds code worded unlike the query, which BM25 alone cannot, and says what it covered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from smartsearch_ls.index.dense import DenseIndex, Encoder
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.shortlist import Scope, fuse, shortlist
+from smartsearch_ls.index.terms import meta_terms, query_weights, text_terms
+from smartsearch_ls.judge.local import EmbeddingCache, local_model, snippet_text
+from smartsearch_ls.judge.runner import JudgeConfig, JudgmentCache
+from smartsearch_ls.search.engine import SearchRequest, search
+from tests.conftest import write_tree
+
+QUERY = "if a remote request does not get through, wait progressively longer between repeated network calls"
+
+TARGET = "deliver_with_patience"
+WORKSPACE: dict[str, str | bytes] = {
+    "net/deliver.py": """import time
+
+
+def deliver_with_patience(send, payload, tries=5):
+    pause = 0.5
+    for _ in range(tries):
+        try:
+            return send(payload)
+        except ConnectionError:
+            time.sleep(pause)
+            pause *= 2
+    raise ConnectionError("gave up")
+""",
+    # Distractors: they share the query's words, not its meaning.
+    "stats/network.py": '''def count_network_calls(log_lines):
+    """How many network calls the log records."""
+    return sum(1 for line in log_lines if "network call" in line)
+''',
+    "ui/prompt.py": '''def wait_for_keypress(message):
+    """Wait until the user presses enter; a longer message is shown wrapped."""
+    return input(message)
+''',
+    "text/pad.py": '''def pad_longer_lines(lines, width):
+    """Repeated spaces make every line as long as the longest."""
+    return [line.ljust(width) for line in lines]
+''',
+}
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> RootIndex:
+    index = RootIndex(write_tree(tmp_path, WORKSPACE))
+    index.refresh()
+    return index
+
+
+def dense_of(index: RootIndex) -> tuple[DenseIndex, EmbeddingCache]:
+    cache = EmbeddingCache()
+    encoder = Encoder(local_model().embedder, cache)
+    return DenseIndex(index, lambda: encoder), cache
+
+
+def symbols(found: list) -> list[str | None]:
+    return [c.snippet.symbol for c in found]
+
+
+def test_the_target_shares_no_term_with_the_query(index: RootIndex) -> None:
+    target = next(s for s in index.snippets if s is not None and s.symbol == TARGET)
+    terms = set(text_terms(target.text)) | set(meta_terms(target.path, target.symbol))
+    assert not terms & set(query_weights(QUERY))
+
+
+def test_hybrid_finds_a_paraphrased_target_bm25_misses(index: RootIndex) -> None:
+    lexical = shortlist([Scope(index)], QUERY, 3)
+    assert TARGET not in symbols(lexical.candidates)
+    assert not lexical.dense_used and lexical.dense_coverage == 0.0
+
+    dense, _ = dense_of(index)
+    assert dense.embed_pending(100) == index.snippet_count
+    hybrid = shortlist([Scope(index)], QUERY, 2, [dense])
+    assert symbols(hybrid.candidates)[0] == TARGET
+    assert hybrid.dense_used and hybrid.dense_coverage == 1.0
+    assert hybrid.matched == lexical.matched  # still counts lexical matches only
+
+
+def test_a_search_embeds_its_lexical_candidates_and_hands_them_to_the_judge(index: RootIndex) -> None:
+    lexical = symbols(shortlist([Scope(index)], QUERY, 2).candidates)
+    dense, cache = dense_of(index)
+    found = shortlist([Scope(index)], QUERY, 2, [dense])
+    assert found.dense_used
+    assert found.embedded == 2  # only the two best lexical candidates, nothing in the background yet
+    assert found.dense_coverage == pytest.approx(2 / index.snippet_count)
+    shared = {s.symbol for s in index.snippets if s and cache.get(snippet_text(s.path, s.symbol, s.text)) is not None}
+    assert shared and shared == set(symbols(found.candidates)) & set(lexical)  # the shortlisted ones with vectors
+
+    nothing, _ = dense_of(index)
+    assert not shortlist([Scope(index)], QUERY, 2, [nothing], embed_missing=0).dense_used
+
+
+def test_without_a_model_the_shortlist_is_bm25(index: RootIndex) -> None:
+    absent = DenseIndex(index, lambda: None)
+    plain = shortlist([Scope(index)], QUERY, 3)
+    fallback = shortlist([Scope(index)], QUERY, 3, [absent])
+    assert symbols(fallback.candidates) == symbols(plain.candidates)
+    assert [c.score for c in fallback.candidates] == [c.score for c in plain.candidates]
+    assert not fallback.dense_used and fallback.dense_coverage == 0.0
+
+
+def test_fuse_weighs_z_scores_and_treats_a_missing_vector_as_average() -> None:
+    lexical = np.array([3.0, 0.0, 0.0, 1.0], dtype=np.float32)
+    cosines = np.array([0.1, 0.6, np.nan, 0.2], dtype=np.float32)
+    only_lexical = fuse(lexical, cosines, 0.0)
+    assert np.argmax(only_lexical) == 0
+    only_dense = fuse(lexical, cosines, 1.0)
+    assert np.argmax(only_dense) == 1 and only_dense[2] == 0.0
+    assert np.isfinite(fuse(lexical, np.full(4, np.nan, dtype=np.float32))).all()
+
+
+async def test_a_search_reports_semantic_coverage(index: RootIndex) -> None:
+    def relevant(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"subject": 1.0, "action": 1.0})])
+
+    judge = JudgeConfig(FunctionModel(relevant), "function")
+    dense, _ = dense_of(index)
+    request = SearchRequest(QUERY, [Scope(index)], candidates=2, mode="behavior", dense=[dense])
+    partial = await search(request, judge, JudgmentCache())
+    assert partial.coverage.semantic == round(2 / index.snippet_count, 3)
+    assert any("semantic shortlist covered 40% of snippets (embedding in progress)" in w for w in partial.warnings)
+
+    dense.embed_pending(100)
+    full = await search(request, judge, JudgmentCache())
+    assert full.coverage.semantic == 1.0
+    assert full.matches[0].symbol == TARGET
+    assert not any("embedding in progress" in w for w in full.warnings)
+    assert any("lexical and semantic shortlist" in w for w in full.warnings)
+
+    lexical = await search(SearchRequest(QUERY, [Scope(index)], candidates=2, mode="behavior"), judge, JudgmentCache())
+    assert lexical.coverage.semantic is None
+    assert TARGET not in [m.symbol for m in lexical.matches]
