@@ -19,9 +19,10 @@ from typing import Any
 from smartsearch_ls import __version__
 from smartsearch_ls.discovery.errors import DiscoveryError
 from smartsearch_ls.discovery.globs import GlobSet
+from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.models import JudgeUnavailable, judge_name, resolve_judge
+from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, judge_name, resolve_judge
 from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed, JudgmentCache
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.params import InvalidQuery, parse_params
@@ -61,6 +62,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = 2
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:  # `smartsearch query ... | head`
+        code = 0
     sys.exit(code)
 
 
@@ -107,8 +110,12 @@ async def _query(args: argparse.Namespace) -> int:
     stats = index.refresh()
     if stats.read or stats.removed:
         index.persist()
+    # The embedded judge embeds its candidates anyway (and shares the vectors), so the semantic side of the
+    # shortlist costs nothing extra then; with a hosted judge it would cost seconds per one-shot run.
+    dense = DenseIndex.for_root(index) if settings.semantic and settings.judge.model == LOCAL else None
     request = SearchRequest(
         query=params.query,
+        dense=[dense] if dense is not None else [],
         scopes=[Scope(index, "", GlobSet.of([params.glob]) if params.glob else GlobSet())],
         limit=params.limit or settings.limit,
         candidates=params.candidates or settings.candidates,
@@ -149,6 +156,7 @@ def to_json(result: SearchResult) -> dict[str, Any]:
             "judged": result.coverage.judged,
             "complete": result.coverage.complete,
             "skippedByReason": result.coverage.skipped_by_reason,
+            "semantic": result.coverage.semantic,
         },
         "warnings": result.warnings,
         "mode": result.mode,

@@ -44,6 +44,9 @@ class Settings(BaseModel):
     candidates: int = Field(128, ge=1, le=256)
     limit: int = Field(10, ge=1, le=100)
     exclude: list[str] = Field(default_factory=list)
+    semantic: bool = Field(
+        True, description="Embed snippets in the background with the local model, for a hybrid shortlist."
+    )
     cacheDir: Path = Field(default_factory=default_cache_dir)
     workspaceSymbol: WorkspaceSymbolSettings = Field(default_factory=WorkspaceSymbolSettings)
 

@@ -20,6 +20,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from smartsearch_ls import __version__
 from smartsearch_ls.judge.runner import JudgmentCache
 from smartsearch_ls.server.folders import Folders
+from smartsearch_ls.server.progress import EmbeddingReporter
 from smartsearch_ls.server.watcher import FolderWatcher
 from smartsearch_ls.settings import Settings, merge
 
@@ -51,7 +52,7 @@ class SmartSearchServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("smartsearch-ls", __version__, protocol_cls=SmartSearchProtocol, max_workers=4)
         self.settings = Settings()
-        self.folders = Folders(self.settings.cacheDir)
+        self.folders = self.new_folders()
         self.judgments = JudgmentCache()
         self.watch_mode = "none"
         self.watcher: FolderWatcher | None = None
@@ -59,6 +60,12 @@ class SmartSearchServer(LanguageServer):
     def folders_disk_changed(self, root: Path, paths: list[str]) -> None:
         """Watcher callback; looks up `folders` at call time, since settings may replace it."""
         self.folders.disk_changed(root, paths)
+
+    def new_folders(self) -> Folders:
+        """Folder indexes for the current settings (exclude, cacheDir, semantic decide what is indexed, and where)."""
+        folders = Folders(self.settings.cacheDir, self.settings.exclude, self.settings.semantic)
+        folders.embedding_progress = EmbeddingReporter(self)
+        return folders
 
     # -- settings -------------------------------------------------------------------------------------
 

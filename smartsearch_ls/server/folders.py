@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smartsearch_ls.discovery.errors import DiscoveryError
+from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import Progress as IndexProgress
 from smartsearch_ls.index.root_index import RefreshStats, RootIndex
 
@@ -30,6 +31,12 @@ MAX_SETTLE_SECONDS = 2.0
 
 PERSIST_AFTER_SECONDS = 5.0
 """Changes are persisted once edits pause this long, not on every keystroke."""
+
+EMBED_BATCH = 8
+"""Snippets embedded per background step (~0.3 s of CPU): small, so a search never waits long behind one."""
+
+EmbeddingProgress = Callable[[Path, int, int, bool], None]
+"""Called on the event loop with (root, snippets embedded, snippets in all, finished)."""
 
 
 @dataclass
@@ -48,6 +55,9 @@ class Folder:
     """Buffers saved or closed, whose disk text counts again."""
     first_change: float | None = None
     stats: RefreshStats | None = None
+    dense: DenseIndex | None = None
+    """The embedding side of the shortlist, filled in the background once the lexical index is ready."""
+    embedding: asyncio.Task[None] | None = None
 
 
 Starting = Callable[[Folder], Awaitable[Callable[[int, int], None]]]
@@ -58,12 +68,17 @@ Finished = Callable[[Folder], None]
 class Folders:
     """Every workspace folder's index; all methods run on the event loop."""
 
-    def __init__(self, cache_dir: Path | None, exclude: Iterable[str] = ()) -> None:
+    def __init__(self, cache_dir: Path | None, exclude: Iterable[str] = (), semantic: bool = True) -> None:
         self.cache_dir = cache_dir
         self.exclude = tuple(exclude)
+        self.semantic = semantic
         self.folders: dict[Path, Folder] = {}
         self._flusher: dict[Path, asyncio.Task[None]] = {}
         self._persister: dict[Path, asyncio.TimerHandle] = {}
+        self.embedding_progress: EmbeddingProgress | None = None
+        self._searches = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     # -- folders --------------------------------------------------------------------------------------
 
@@ -76,9 +91,11 @@ class Folders:
 
     def remove(self, root: Path) -> None:
         root = root.resolve()
-        self.folders.pop(root, None)
+        folder = self.folders.pop(root, None)
         if (task := self._flusher.pop(root, None)) is not None:
             task.cancel()
+        if folder is not None and folder.embedding is not None:
+            folder.embedding.cancel()
 
     async def build(self, folder: Folder, progress: IndexProgress | None = None) -> None:
         """Load the persisted index, then make it equal the disk; sets `ready` whatever happens."""
@@ -100,6 +117,8 @@ class Folders:
                 )
                 if folder.stats.read or folder.stats.removed or not warm:
                     await asyncio.to_thread(index.persist)
+                if self.semantic:
+                    folder.dense = await asyncio.to_thread(DenseIndex.for_root, index)
                 folder.error = None
         except DiscoveryError as error:
             folder.error = str(error)
@@ -109,6 +128,48 @@ class Folders:
             log.exception("indexing %s failed", index.root)
         finally:
             folder.ready.set()
+        self.embed_in_background(folder)
+
+    # -- embeddings -----------------------------------------------------------------------------------
+
+    def search_started(self) -> None:
+        """Background embedding pauses while searches run: they need the CPU (and the model) first."""
+        self._searches += 1
+        self._idle.clear()
+
+    def search_finished(self) -> None:
+        self._searches -= 1
+        if self._searches <= 0:
+            self._searches = 0
+            self._idle.set()
+
+    def embed_in_background(self, folder: Folder) -> None:
+        """Embed the folder's snippets that have no vector yet, a small batch at a time, at low priority."""
+        if folder.dense is None or (folder.embedding is not None and not folder.embedding.done()):
+            return
+        folder.embedding = asyncio.get_running_loop().create_task(self._embed(folder, folder.dense))
+
+    async def _embed(self, folder: Folder, dense: DenseIndex) -> None:
+        root = folder.index.root
+        embedded = total = 0
+        try:
+            if not await asyncio.to_thread(dense.available):
+                return  # no weights: the shortlist stays lexical, and coverage says so
+            embedded, total = await asyncio.to_thread(dense.progress)
+            while embedded < total:
+                await self._idle.wait()
+                if not await asyncio.to_thread(dense.embed_pending, EMBED_BATCH):
+                    break
+                embedded, total = await asyncio.to_thread(dense.progress)
+                if self.embedding_progress is not None:
+                    self.embedding_progress(root, embedded, total, False)
+            await asyncio.to_thread(dense.persist)
+            log.info("embeddings ready for %s: %d of %d snippets", root, embedded, total)
+        except Exception:  # the dense side is an optimisation: losing it must never hurt the server
+            log.exception("embedding %s failed; the shortlist stays lexical", root)
+        finally:
+            if self.embedding_progress is not None:
+                self.embedding_progress(root, embedded, total, True)
 
     # -- locating -------------------------------------------------------------------------------------
 
@@ -194,6 +255,7 @@ class Folders:
                 log.exception("updating the index of %s failed", folder.index.root)
         if changed:
             self._persist_later(folder)
+        self.embed_in_background(folder)
 
     @staticmethod
     def _apply(index: RootIndex, buffers: dict[str, str], changed: set[str], closed: set[str]) -> None:
@@ -219,6 +281,8 @@ class Folders:
     async def _persist(self, folder: Folder) -> None:
         async with folder.job:
             await asyncio.to_thread(folder.index.persist)
+            if folder.dense is not None:
+                await asyncio.to_thread(folder.dense.persist)
 
     async def persist_all(self) -> None:
         """Persist every index now (at shutdown)."""

@@ -6,8 +6,10 @@ and a client refusing to create a token never fails the work it was meant to rep
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -61,3 +63,36 @@ class Progress:
             return
         self._ended = True
         self._server.work_done_progress.end(self._token, types.WorkDoneProgressEnd(message=message))
+
+
+class EmbeddingReporter:
+    """`$/progress` for background embedding, one token per folder, begun on its first batch."""
+
+    def __init__(self, server: SmartSearchServer) -> None:
+        self._server = server
+        self._progress: dict[Path, Progress] = {}
+        self._finished: set[Path] = set()
+
+    def __call__(self, root: Path, embedded: int, total: int, finished: bool) -> None:
+        message = f"{embedded} of {total} snippets embedded"
+        current = self._progress.get(root)
+        if finished:
+            self._finished.add(root)
+            if current is not None:
+                current.end(message)
+                del self._progress[root]
+            return
+        self._finished.discard(root)
+        if current is None:
+            self._progress[root] = Progress(self._server, None)  # a placeholder until the token exists
+            asyncio.get_running_loop().create_task(self._begin(root, message))
+        else:
+            current.report(message, embedded, total)
+
+    async def _begin(self, root: Path, message: str) -> None:
+        progress = await Progress.create(self._server)
+        progress.begin(f"Embedding {root.name}", message)
+        if root in self._finished:
+            progress.end(message)
+        elif root in self._progress:
+            self._progress[root] = progress

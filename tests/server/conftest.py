@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -20,6 +21,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.conftest import SAMPLE_PROJECT, write_tree
 from tests.support.model_servers import ModelServer
+
+SHARED_XDG_CACHE = Path(tempfile.gettempdir()) / "smartsearch-tests-xdg"
+"""Where servers under test keep the local model's re-quantized copy: built once, not once per test."""
 
 VSCODE = "visual-studio-code"
 NEOVIM = "neovim"
@@ -79,13 +83,14 @@ async def start_session(
     capabilities: str = VSCODE,
     settings: dict[str, Any] | None = None,
 ) -> Session:
+    """Start the server; the index lives under `cache`, and background embedding is off unless asked."""
     registrations: list[types.Registration] = []
     env = {
         **os.environ,
         "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1",
         "OPENAI_BASE_URL": f"{judge.base_url}/v1",
         "OPENAI_API_KEY": "test-key",
-        "XDG_CACHE_HOME": str(cache),
+        "XDG_CACHE_HOME": str(SHARED_XDG_CACHE),
     }
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "smartsearch_ls"],
@@ -93,7 +98,11 @@ async def start_session(
         server_env=env,
     )
     client = await config.start()
-    options = {"judge": {"model": "system-one:test", "timeout": 10}, "cacheDir": str(cache / "smartsearch-ls")}
+    options: dict[str, Any] = {
+        "judge": {"model": "system-one:test", "timeout": 10},
+        "cacheDir": str(cache / "smartsearch-ls"),
+        "semantic": False,
+    }
     options.update(settings or {})
     client.set_configuration({}, section="smartSearch")
     await client.initialize_session(

@@ -70,3 +70,27 @@ async def test_restart_reuses_the_persisted_index(workspace: Path, model_server:
     finally:
         await second.client.shutdown_session()
         await second.client.stop()
+
+
+async def test_snippets_are_embedded_in_the_background_with_progress(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    session = await start_session(workspace, model_server, tmp_path / "cache", settings={"semantic": True})
+    try:
+        await session.wait_for_log("index ready")
+        deadline = asyncio.get_running_loop().time() + 120
+        while asyncio.get_running_loop().time() < deadline:
+            reports = [r for values in session.client.progress_reports.values() for r in values]
+            if any(r.kind == "end" and "snippets embedded" in (r.message or "") for r in reports):
+                break
+            await asyncio.sleep(0.1)
+        begin = next(r for r in reports if r.kind == "begin" and r.title.startswith("Embedding"))
+        end = next(r for r in reports if r.kind == "end" and "snippets embedded" in (r.message or ""))
+        assert begin.title == f"Embedding {workspace.name}"
+        embedded, _, total = end.message.split()[:3]
+        assert embedded == total and int(total) > 0
+        result = await session.query(query="reject expired sessions")
+        assert result.coverage.semantic == 1.0 and result.matches
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()

@@ -17,7 +17,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from smartsearch_ls.server.app import SmartSearchServer
-from smartsearch_ls.server.folders import Folder, Folders
+from smartsearch_ls.server.folders import Folder
 from smartsearch_ls.server.progress import Progress
 from smartsearch_ls.server.watcher import FolderWatcher
 
@@ -106,12 +106,17 @@ async def _register(server: SmartSearchServer, registrations: list[types.Registr
         log.warning("client refused registration of %s: %s", [r.method for r in registrations], error)
 
 
+def _index_settings(server: SmartSearchServer) -> tuple[Any, ...]:
+    """The settings that decide what is indexed and where: changing one rebuilds the folders' indexes."""
+    return tuple(server.settings.exclude), server.settings.cacheDir, server.settings.semantic
+
+
 def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> None:
     """Settings that change what is indexed (exclude, cacheDir) rebuild the folders' indexes."""
-    after = (tuple(server.settings.exclude), server.settings.cacheDir)
+    after = _index_settings(server)
     if after == before:
         return
-    server.folders = Folders(server.settings.cacheDir, server.settings.exclude)
+    server.folders = server.new_folders()
     asyncio.get_running_loop().create_task(start_indexing(server))
 
 
@@ -121,14 +126,14 @@ def register(server: SmartSearchServer) -> None:
         options = _plain(params.initialization_options)
         if isinstance(options, dict):
             ls.apply_settings(options.get(SECTION, options), "initializationOptions")
-        ls.folders = Folders(ls.settings.cacheDir, ls.settings.exclude)
+        ls.folders = ls.new_folders()
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SmartSearchServer, params: types.InitializedParams) -> None:
-        before = (tuple(ls.settings.exclude), ls.settings.cacheDir)
+        before = _index_settings(ls)
         await _pull_settings(ls)
-        if (tuple(ls.settings.exclude), ls.settings.cacheDir) != before:
-            ls.folders = Folders(ls.settings.cacheDir, ls.settings.exclude)
+        if _index_settings(ls) != before:
+            ls.folders = ls.new_folders()
         registrations = []
         if ls.can_register("did_change_configuration"):
             registrations.append(
@@ -158,7 +163,7 @@ def register(server: SmartSearchServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: SmartSearchServer, params: types.DidChangeConfigurationParams) -> None:
-        before = (tuple(ls.settings.exclude), ls.settings.cacheDir)
+        before = _index_settings(ls)
         pushed = _plain(params.settings)
         if isinstance(pushed, dict) and isinstance(pushed.get(SECTION), dict):
             ls.apply_settings(pushed[SECTION], "workspace/didChangeConfiguration")
