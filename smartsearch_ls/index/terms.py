@@ -95,12 +95,13 @@ def identifier_terms(identifier: str) -> tuple[str, ...]:
     return tuple(words) if words else ((whole,) if len(whole) > 1 else ())
 
 
-def text_terms(text: str) -> Counter[str]:
-    """Term frequencies of a snippet or any text."""
-    counts: Counter[str] = Counter()
+def text_terms(text: str) -> dict[str, int]:
+    """Term frequencies of a snippet or any text (a plain dict: `Counter` pays a Python call per new key)."""
+    counts: dict[str, int] = {}
+    get = counts.get
     for identifier, times in Counter(_IDENTIFIER.findall(text)).items():
         for term in identifier_terms(identifier):
-            counts[term] += times
+            counts[term] = get(term, 0) + times
     return counts
 
 
