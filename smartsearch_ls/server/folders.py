@@ -24,13 +24,16 @@ from smartsearch_ls.index.root_index import RefreshStats, RootIndex
 log = logging.getLogger(__name__)
 
 SETTLE_SECONDS = 0.15
-"""Quiet time after the last file event before a burst is applied."""
+"""Quiet time after the last keystroke or file event before a burst is applied (a search applies it at once)."""
 
 MAX_SETTLE_SECONDS = 2.0
 """A burst that never goes quiet is still applied this often, so the index cannot fall behind forever."""
 
 PERSIST_AFTER_SECONDS = 5.0
 """Changes are persisted once edits pause this long, not on every keystroke."""
+
+EMBED_AFTER_EDIT_SECONDS = 2.0
+"""Edited snippets are re-embedded once typing pauses, not on every keystroke."""
 
 EMBED_BATCH = 8
 """Snippets embedded per background step (~0.3 s of CPU): small, so a search never waits long behind one."""
@@ -143,15 +146,16 @@ class Folders:
             self._searches = 0
             self._idle.set()
 
-    def embed_in_background(self, folder: Folder) -> None:
+    def embed_in_background(self, folder: Folder, delay: float = 0.0) -> None:
         """Embed the folder's snippets that have no vector yet, a small batch at a time, at low priority."""
         if folder.dense is None or (folder.embedding is not None and not folder.embedding.done()):
             return
-        folder.embedding = asyncio.get_running_loop().create_task(self._embed(folder, folder.dense))
+        folder.embedding = asyncio.get_running_loop().create_task(self._embed(folder, folder.dense, delay))
 
-    async def _embed(self, folder: Folder, dense: DenseIndex) -> None:
+    async def _embed(self, folder: Folder, dense: DenseIndex, delay: float) -> None:
         root = folder.index.root
         embedded = total = 0
+        await asyncio.sleep(delay)
         try:
             if not await asyncio.to_thread(dense.available):
                 return  # no weights: the shortlist stays lexical, and coverage says so
@@ -233,7 +237,7 @@ class Folders:
         while True:
             size = len(folder.changed) + len(folder.buffers) + len(folder.closed)
             waited = time.monotonic() - (folder.first_change or time.monotonic())
-            if size == pending or waited >= MAX_SETTLE_SECONDS or (folder.buffers and not folder.changed):
+            if size == pending or waited >= MAX_SETTLE_SECONDS:
                 break
             pending = size
             await asyncio.sleep(SETTLE_SECONDS)
@@ -255,7 +259,7 @@ class Folders:
                 log.exception("updating the index of %s failed", folder.index.root)
         if changed:
             self._persist_later(folder)
-        self.embed_in_background(folder)
+        self.embed_in_background(folder, EMBED_AFTER_EDIT_SECONDS)
 
     @staticmethod
     def _apply(index: RootIndex, buffers: dict[str, str], changed: set[str], closed: set[str]) -> None:
