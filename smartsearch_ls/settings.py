@@ -44,6 +44,7 @@ class Settings(BaseModel):
     candidates: int = Field(128, ge=1, le=256)
     limit: int = Field(10, ge=1, le=100)
     exclude: list[str] = Field(default_factory=list)
+    indexWait: float = Field(20.0, ge=0, le=600, description="Seconds a search waits for a folder still being indexed.")
     semantic: bool = Field(
         True, description="Embed snippets in the background with the local model, for a hybrid shortlist."
     )

@@ -37,7 +37,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def folder_paths(server: SmartSearchServer, params: types.InitializeParams | None = None) -> list[Path]:
+def folder_paths(server: SmartSearchServer) -> list[Path]:
     """The workspace folders as paths (the root URI when the client sends no folders)."""
     folders = [f.uri for f in server.workspace.folders.values()]
     if not folders and server.workspace.root_uri:
@@ -75,9 +75,15 @@ async def index_folder(server: SmartSearchServer, folder: Folder) -> None:
         server.log_to_client(f"index ready for {root}: {summary}", level)
 
 
-async def start_indexing(server: SmartSearchServer) -> None:
+def add_folders(server: SmartSearchServer) -> None:
+    """Register the workspace folders at once, so a search arriving early waits for them instead of
+    finding no folder at all."""
     for path in folder_paths(server):
-        folder = server.folders.add(path)
+        server.folders.add(path)
+
+
+async def start_indexing(server: SmartSearchServer) -> None:
+    for folder in list(server.folders.folders.values()):
         if server.watcher is not None:
             server.watcher.watch(folder.index.root)
         asyncio.get_running_loop().create_task(index_folder(server, folder))
@@ -117,6 +123,7 @@ def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> 
     if after == before:
         return
     server.folders = server.new_folders()
+    add_folders(server)
     asyncio.get_running_loop().create_task(start_indexing(server))
 
 
@@ -127,6 +134,7 @@ def register(server: SmartSearchServer) -> None:
         if isinstance(options, dict):
             ls.apply_settings(options.get(SECTION, options), "initializationOptions")
         ls.folders = ls.new_folders()
+        add_folders(ls)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SmartSearchServer, params: types.InitializedParams) -> None:
@@ -134,6 +142,7 @@ def register(server: SmartSearchServer) -> None:
         await _pull_settings(ls)
         if _index_settings(ls) != before:
             ls.folders = ls.new_folders()
+            add_folders(ls)
         registrations = []
         if ls.can_register("did_change_configuration"):
             registrations.append(

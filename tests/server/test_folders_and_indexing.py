@@ -1,0 +1,54 @@
+"""Workspace folders coming and going, and searches that arrive before the index is ready."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from tests.conftest import write_tree
+from tests.server.conftest import Session, start_session
+from tests.support.model_servers import ModelServer
+
+
+async def test_folders_are_added_and_dropped(session: Session, tmp_path: Path) -> None:
+    other = write_tree(tmp_path / "other", {"ledger.py": "def close_the_ledger(month):\n    return month\n"})
+    session.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=other.as_uri(), name="other")], removed=[]
+            )
+        )
+    )
+    await session.wait_for_log(f"index ready for {other.resolve()}")
+    result = await session.query(query="close the ledger month", directory=str(other))
+    assert [m.path for m in result.matches] == ["ledger.py"]
+    everywhere = await session.query(query="close the ledger month")
+    assert everywhere.coverage.files == 9  # both folders
+    session.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[], removed=[types.WorkspaceFolder(uri=other.as_uri(), name="other")]
+            )
+        )
+    )
+    with pytest.raises(JsonRpcInvalidParams, match="directory"):
+        await session.query(query="close the ledger month", directory=str(other))
+
+
+async def test_a_search_during_indexing_says_it_is_incomplete(model_server: ModelServer, tmp_path: Path) -> None:
+    files = {f"pkg{i // 100}/mod{i}.py": f"def handler_{i}(event):\n    return event.reply({i})\n" for i in range(3000)}
+    root = write_tree(tmp_path / "big", files)
+    session = await start_session(root, model_server, tmp_path / "cache", settings={"indexWait": 0})
+    try:
+        result = await session.query(query="handler_7", mode="symbol")
+        assert not result.coverage.complete
+        assert any("still being indexed" in w for w in result.warnings)
+        await session.wait_for_log("index ready", timeout=120)
+        result = await session.query(query="handler_7", mode="symbol")
+        assert result.coverage.complete and result.matches[0].symbol == "handler_7"
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()
