@@ -17,10 +17,10 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
 from smartsearch_ls.judge.runner import JudgeConfig, Judged, JudgmentCache, judge_snippets
+from smartsearch_ls.search import shapes
 from smartsearch_ls.search.excerpt import evidence, focus
-from smartsearch_ls.search.lookup import find_paths, find_symbols, match_at
 from smartsearch_ls.search.result import Coverage, Match, Mode, SearchResult, kind_of
-from smartsearch_ls.search.routing import route
+from smartsearch_ls.search.routing import Intent
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,12 @@ class SearchRequest:
     """None routes by the query's shape (`auto`)."""
     dense: Sequence[DenseIndex] = ()
     """The embedding indexes of the scopes' roots, for the semantic side of the shortlist."""
+    intent: Intent | None = None
+    """`definition`, `references`, `tests` or `file` (docs/query-shapes.md); None: the shape's default."""
+    context: str | None = None
+    """Words that re-rank the hits (never widen them), e.g. `goal progress` for `remaining_value`."""
+    expand_related: bool = False
+    """Follow imports of the named symbol to its declaration, and list the files the best hits import."""
 
 
 async def search(
@@ -46,14 +52,7 @@ async def search(
     warnings: Sequence[str] = (),
 ) -> SearchResult:
     """Run one search. `judge` may be None only for symbol and path searches; `warnings` are carried through."""
-    mode = request.mode or route(request.query)
-    if mode == "symbol":
-        return await asyncio.to_thread(_symbol_search, request, list(warnings))
-    if mode == "path":
-        return await asyncio.to_thread(_path_search, request, list(warnings))
-    if judge is None:
-        raise ValueError("a behavior search needs a judge")
-    return await _behavior_search(request, judge, cache, on_judged, list(warnings))
+    return await shapes.run(request, judge, cache, on_judged, list(warnings), _behavior_search)
 
 
 async def _behavior_search(
@@ -157,45 +156,3 @@ def _behavior_warnings(
         reasons = ", ".join(f"{n} {reason}" for reason, n in coverage.skipped_by_reason.items())
         warnings.append(f"{coverage.skipped_files} files skipped ({reasons}).")
     return warnings
-
-
-def _symbol_search(request: SearchRequest, warnings: list[str]) -> SearchResult:
-    hits, total = find_symbols(request.scopes, request.query, request.limit)
-    matches = [
-        m
-        for h in hits
-        if (
-            m := match_at(
-                h.index,
-                h.declaration.path,
-                h.declaration.start_line,
-                h.declaration.end_line,
-                h.declaration.qualified_name,
-                h.score,
-            )
-        )
-    ]
-    files = sum(1 for s in request.scopes for p, _ in s.index.entries() if s.contains(p))
-    coverage = Coverage(files=files, complete=True)
-    if not matches:
-        warnings.append(f"No declaration is named like {request.query!r}; try a behavior search in plain words.")
-    return SearchResult(matches, max(total - request.limit, 0), coverage, warnings, "symbol", None)
-
-
-def _path_search(request: SearchRequest, warnings: list[str]) -> SearchResult:
-    found = find_paths(request.scopes, request.query)
-    matches: list[Match] = []
-    for scope, path, score in found[: request.limit]:
-        first = min(
-            (s.start_line for _, e in scope.index.entries([path]) for d in e.docs if (s := scope.index.snippets[d])),
-            default=1,
-        )
-        match = match_at(scope.index, path, first, first + 11, None, score)
-        if match is not None:
-            matches.append(match)
-    files = sum(1 for s in request.scopes for p, _ in s.index.entries() if s.contains(p))
-    if not matches:
-        warnings.append(f"No indexed file path matches {request.query!r}.")
-    return SearchResult(
-        matches, max(len(found) - request.limit, 0), Coverage(files=files, complete=True), warnings, "path", None
-    )

@@ -1,14 +1,12 @@
 """Symbol and path search: answered from the index in milliseconds, with no judge.
 
-Symbol hits rank an exact name first, then an exact qualified name (`Cache.get`), then a prefix, then a
-case-insensitive subsequence (the loose matching editors expect from workspace/symbol); tests come after
-the code they test. Path hits rank an exact path, then an exact file name, then a path suffix, then a
-substring.
+Symbol hits come from the symbol index (`symbols.py`: exact name, qualified name, prefix, token coverage,
+subsequence; tests after the code they test; centrality breaks ties). Path hits rank an exact path, then
+an exact file name, then a path suffix, then a substring.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,47 +24,12 @@ class SymbolHit:
     score: float
 
 
-def _subsequence_ratio(needle: str, haystack: str) -> float:
-    """How tightly `needle`'s characters appear in order in `haystack` (0 when they do not)."""
-    position = 0
-    for char in needle:
-        position = haystack.find(char, position)
-        if position < 0:
-            return 0.0
-        position += 1
-    return len(needle) / max(len(haystack), 1)
-
-
-def symbol_score(query: str, declaration: Declaration) -> float:
-    """How well a declaration matches a name query, in [0, 1]."""
-    wanted = re.sub(r"::|#", ".", query.strip())
-    lower = wanted.lower()
-    name, qualified = declaration.name, declaration.qualified_name
-    if name == wanted or qualified == wanted:
-        return 1.0
-    if name.lower() == lower or qualified.lower() == lower:
-        return 0.95
-    if qualified.lower().endswith("." + lower):
-        return 0.9
-    if name.lower().startswith(lower):
-        return 0.7 + 0.1 * len(lower) / len(name)
-    ratio = _subsequence_ratio(lower, qualified.lower() if "." in lower else name.lower())
-    return 0.3 + 0.3 * ratio if ratio else 0.0
-
-
 def find_symbols(scopes: Sequence[Scope], query: str, limit: int) -> tuple[list[SymbolHit], int]:
-    """The best `limit` declarations for a name query, and how many matched at all."""
-    hits: list[SymbolHit] = []
-    for scope in scopes:
-        for path, entry in scope.index.entries():
-            if not entry.declarations or not scope.contains(path):
-                continue
-            for declaration in entry.declarations:
-                score = symbol_score(query, declaration)
-                if score > 0:
-                    hits.append(SymbolHit(scope.index, declaration, score))
-    hits.sort(key=lambda h: (-h.score, kind_of(h.declaration.path) is not None, h.declaration.path))
-    return hits[:limit], len(hits)
+    """The best `limit` declarations for a name query, and how many matched at all (see `symbols.find_symbols`)."""
+    from smartsearch_ls.search.symbols import find_symbols as ranked
+
+    hits, total, _ = ranked(scopes, query, limit)
+    return [SymbolHit(h.index, h.declaration, h.score) for h in hits], total
 
 
 def _snippet_at(index: RootIndex, path: str, line: int) -> tuple[Snippet | None, bool]:

@@ -1,7 +1,8 @@
 """The parameters of one search, validated so that every error names the field at fault.
 
 Shared by `smartSearch/query` (camelCase on the wire) and the command line. Limits come from the contract:
-a query of 1-2,000 characters, `limit` 1-100, `candidates` 1-256.
+a query of 1-2,000 characters, `limit` 1-100, `candidates` 1-256. `intent`, `context` and `expandRelated`
+are the query-shape extensions (docs/query-shapes.md).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ class QueryParams(BaseModel):
     limit: int | None = Field(None, ge=1, le=100)
     candidates: int | None = Field(None, ge=1, le=256)
     mode: Literal["auto", "behavior", "symbol", "path"] = "auto"
+    intent: Literal["definition", "references", "tests", "file"] | None = None
+    context: str | None = Field(None, max_length=MAX_QUERY_CHARS)
+    expand_related: bool = Field(False, alias="expandRelated")
     work_done_token: int | str | None = Field(None, alias="workDoneToken")
 
     @field_validator("query")
@@ -32,6 +36,11 @@ class QueryParams(BaseModel):
         if not value.strip():
             raise ValueError("must not be blank")
         return value.strip()
+
+    @field_validator("context")
+    @classmethod
+    def _context(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
 
 
 class InvalidQuery(ValueError):

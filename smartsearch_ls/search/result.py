@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
 
 Mode = Literal["behavior", "symbol", "path"]
 
@@ -36,6 +39,8 @@ class Match:
     excerpt: str
     unsaved: bool = False
     """The text came from an editor buffer that is not saved yet."""
+    source: str | None = None
+    """How it was found: `declaration`, `reference`, `import`, `judged`, `path` or `related` (docs/query-shapes.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,18 @@ class Coverage:
     semantic: float | None = None
     """Behavior mode: the share of in-scope snippets the semantic (embedding) shortlist could pick; None when
     the shortlist was lexical only (no embedding index, no local model, or nothing embedded yet)."""
+    roots: tuple[str, ...] = ()
+    """The directories searched (absolute), one per scope."""
+    symbols: int = 0
+    """Declarations in scope that a symbol look-up compared (0 when none ran)."""
+    searches: tuple[str, ...] = ()
+    """What ran, in order: `symbol`, `references`, `tests`, `path`, `behavior`, `related`."""
+    identifiers: tuple[str, ...] = ()
+    """The names looked up in the symbol index (the query, or the identifiers inside a prose query)."""
+    reference_snippets: int = 0
+    """Snippets scanned lexically for references (`references`/`tests` intents)."""
+    unresolved_imports: tuple[UnresolvedImport, ...] = ()
+    """With `expandRelated`: imports that could not be followed to a file of the workspace."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +80,11 @@ class SearchResult:
     warnings: list[str]
     mode: Mode
     judge: str | None
+    candidates: list[FileCandidate] = field(default_factory=list)
+    """Up to `limit` distinct files, best first: which to open first."""
+    related: list[FileCandidate] = field(default_factory=list)
+    """With `expandRelated`: files linked to the hits by imports."""
+    intent: str | None = None
 
 
 def summary(coverage: Coverage) -> str:

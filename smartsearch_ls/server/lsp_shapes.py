@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
 from smartsearch_ls.search.result import Coverage, Match, SearchResult
 
 
@@ -36,8 +38,31 @@ def snippet_range(match: Match) -> types.Range:
     )
 
 
-def uri_of(match: Match) -> str:
-    return from_fs_path(str(match.root / match.path)) or (match.root / match.path).as_uri()
+def uri_of(match: Match | FileCandidate | UnresolvedImport) -> str:
+    return file_uri(match.root / match.path)
+
+
+def file_uri(path: Path | str) -> str:
+    return from_fs_path(str(path)) or Path(path).as_uri()
+
+
+def candidate_dict(candidate: FileCandidate) -> dict[str, Any]:
+    """`{"path", "uri", "reason"?}`: a file worth opening."""
+    found: dict[str, Any] = {"path": candidate.path, "uri": uri_of(candidate)}
+    if candidate.reason:
+        found["reason"] = candidate.reason
+    return found
+
+
+def unresolved_dict(unresolved: UnresolvedImport) -> dict[str, Any]:
+    line = types.Position(line=unresolved.line - 1, character=0)
+    return {
+        "path": unresolved.path,
+        "location": types.Location(uri=uri_of(unresolved), range=types.Range(start=line, end=line)),
+        "specifier": unresolved.specifier,
+        "name": unresolved.name,
+        "reason": unresolved.reason,
+    }
 
 
 def coverage_dict(coverage: Coverage) -> dict[str, Any]:
@@ -49,6 +74,13 @@ def coverage_dict(coverage: Coverage) -> dict[str, Any]:
         "judged": coverage.judged,
         "complete": coverage.complete,
         "skippedByReason": coverage.skipped_by_reason,
+        "semantic": coverage.semantic,
+        "roots": [file_uri(root) for root in coverage.roots],
+        "symbols": coverage.symbols,
+        "searches": list(coverage.searches),
+        "identifiers": list(coverage.identifiers),
+        "referenceSnippets": coverage.reference_snippets,
+        "unresolvedImports": [unresolved_dict(u) for u in coverage.unresolved_imports],
     }
 
 
@@ -65,6 +97,7 @@ def result_dict(result: SearchResult, encoding: str) -> dict[str, Any]:
                 "relevance": m.relevance,
                 "excerpt": m.excerpt,
                 "unsaved": m.unsaved,
+                "source": m.source,
             }
             for m in result.matches
         ],
@@ -73,6 +106,9 @@ def result_dict(result: SearchResult, encoding: str) -> dict[str, Any]:
         "warnings": result.warnings,
         "mode": result.mode,
         "judge": result.judge,
+        "intent": result.intent,
+        "candidates": [candidate_dict(c) for c in result.candidates],
+        "related": [candidate_dict(c) for c in result.related],
     }
 
 

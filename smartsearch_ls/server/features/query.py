@@ -94,7 +94,7 @@ async def run_search(
     scopes = scopes_for(server, params)
     warnings = await wait_for_indexes(server, scopes)
     await server.folders.flush_all()
-    mode = mode or route(params.query)
+    routed = mode or route(params.query)
     settings = server.settings
     request = SearchRequest(
         query=params.query,
@@ -103,8 +103,11 @@ async def run_search(
         candidates=params.candidates or settings.candidates,
         threshold=settings.threshold,
         mode=mode,
+        intent=params.intent,
+        context=params.context,
+        expand_related=params.expand_related,
     )
-    judge = await judge_for(server) if mode == "behavior" else None
+    judge = await judge_for(server) if routed == "behavior" else None
     progress: Progress | None = None
 
     def on_judged(done: int, total: int) -> None:

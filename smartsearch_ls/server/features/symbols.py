@@ -1,5 +1,9 @@
 """`workspace/symbol`: names at once from the symbol index; prose, optionally, through a judged search.
 
+Names are ranked by the symbol index (`search/symbols.py`): exact name, qualified name, prefix, token
+coverage, then subsequence; tests after code; ties to the most central declaration (most mentioned name,
+most imported file, import-graph PageRank). It is kept per root index generation and updated per file.
+
 Editors send this on every keystroke, so a judged search first waits `workspaceSymbol.debounce` seconds,
 and each new request cancels the one before it: a fast typist never pays judge calls for a stale query.
 VS Code re-filters these results by name; its behavior UI is the extension's own command.
@@ -16,9 +20,9 @@ from pygls.uris import from_fs_path
 
 from smartsearch_ls.chunking.snippet import Declaration
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.search.lookup import find_symbols
 from smartsearch_ls.search.params import QueryParams
 from smartsearch_ls.search.result import Match
+from smartsearch_ls.search.symbols import find_symbols
 from smartsearch_ls.server.app import SmartSearchServer
 from smartsearch_ls.server.features.lifecycle import _plain
 from smartsearch_ls.server.features.query import run_search
@@ -88,5 +92,5 @@ def register(server: SmartSearchServer) -> None:
             result, _ = await run_search(ls, QueryParams(query=query), "behavior")
             return [_match_symbol(ls, m) for m in result.matches]
         scopes = [Scope(f.index) for f in ls.folders.folders.values()]
-        hits, _ = await asyncio.to_thread(find_symbols, scopes, query, MAX_SYMBOLS)
+        hits, _, _ = await asyncio.to_thread(find_symbols, scopes, query, MAX_SYMBOLS)
         return [_symbol(h.declaration, from_fs_path(str(h.index.root)) or h.index.root.as_uri()) for h in hits]
