@@ -26,8 +26,9 @@ from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, judge_name, res
 from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed, JudgmentCache
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.params import InvalidQuery, parse_params
-from smartsearch_ls.search.result import SearchResult, summary
+from smartsearch_ls.search.result import Match, SearchResult, summary
 from smartsearch_ls.search.routing import route
+from smartsearch_ls.search.wire import result_wire
 from smartsearch_ls.settings import Settings, merge
 
 
@@ -46,6 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--concurrency", type=int, help="judgments in flight at once (default 8)")
     query.add_argument("--timeout", type=float, help="seconds per judgment (default 30)")
     query.add_argument("--mode", choices=["auto", "behavior", "symbol", "path"], default="auto")
+    query.add_argument(
+        "--intent", choices=["definition", "references", "tests", "file"], help="what to find about a name"
+    )
+    query.add_argument("--context", help="words that re-rank (never widen) the hits, e.g. 'goal progress'")
+    query.add_argument(
+        "--expand-related", action="store_true", help="follow an imported name's import to its definition"
+    )
     query.add_argument("--exclude", action="append", default=[], help="glob never indexed nor judged (repeatable)")
     query.add_argument("--cache-dir", help="where the persisted index lives")
     query.add_argument("--json", action="store_true", help="print one JSON object")
@@ -93,6 +101,9 @@ async def _query(args: argparse.Namespace) -> int:
                 "limit": args.limit,
                 "candidates": args.candidates,
                 "mode": args.mode,
+                "intent": args.intent,
+                "context": args.context,
+                "expandRelated": args.expand_related or None,
             }.items()
             if value is not None
         }
@@ -121,6 +132,9 @@ async def _query(args: argparse.Namespace) -> int:
         candidates=params.candidates or settings.candidates,
         threshold=settings.threshold,
         mode=mode,
+        intent=params.intent,
+        context=params.context,
+        expand_related=params.expand_related,
     )
     result = await search(request, judge, JudgmentCache())
     if args.json:
@@ -132,36 +146,16 @@ async def _query(args: argparse.Namespace) -> int:
 
 def to_json(result: SearchResult) -> dict[str, Any]:
     """The contract's result with 1-based lines in place of LSP ranges."""
-    return {
-        "matches": [
-            {
-                "path": m.path,
-                "start_line": m.start_line,
-                "end_line": m.end_line,
-                "snippet_start_line": m.snippet_start_line,
-                "snippet_end_line": m.snippet_end_line,
-                "symbol": m.symbol,
-                "kind": m.kind,
-                "relevance": m.relevance,
-                "excerpt": m.excerpt,
-            }
-            for m in result.matches
-        ],
-        "omittedMatches": result.omitted_matches,
-        "coverage": {
-            "files": result.coverage.files,
-            "skippedFiles": result.coverage.skipped_files,
-            "snippets": result.coverage.snippets,
-            "shortlisted": result.coverage.shortlisted,
-            "judged": result.coverage.judged,
-            "complete": result.coverage.complete,
-            "skippedByReason": result.coverage.skipped_by_reason,
-            "semantic": result.coverage.semantic,
-        },
-        "warnings": result.warnings,
-        "mode": result.mode,
-        "judge": result.judge,
-    }
+
+    def place(match: Match) -> dict[str, Any]:
+        return {
+            "start_line": match.start_line,
+            "end_line": match.end_line,
+            "snippet_start_line": match.snippet_start_line,
+            "snippet_end_line": match.snippet_end_line,
+        }
+
+    return result_wire(result, place, lambda path: path.as_uri(), lambda u: {"path": u.path, "line": u.line})
 
 
 def _print_human(result: SearchResult) -> None:

@@ -20,6 +20,7 @@ from smartsearch_ls.discovery.errors import DiscoveryError
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import Progress as IndexProgress
 from smartsearch_ls.index.root_index import RefreshStats, RootIndex
+from smartsearch_ls.search.symbols import symbol_index
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +132,17 @@ class Folders:
             log.exception("indexing %s failed", index.root)
         finally:
             folder.ready.set()
+        if folder.error is None:
+            asyncio.get_running_loop().create_task(self._prepare_symbols(index))
         self.embed_in_background(folder)
+
+    @staticmethod
+    async def _prepare_symbols(index: RootIndex) -> None:
+        """Build the symbol index and import graph (a second or two on a large root) before the first look-up."""
+        try:
+            await asyncio.to_thread(lambda: symbol_index(index).graph())
+        except Exception:  # a look-up will build (and report) it again
+            log.exception("preparing the symbol index of %s failed", index.root)
 
     # -- embeddings -----------------------------------------------------------------------------------
 

@@ -9,7 +9,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
-from smartsearch_ls.search.result import Coverage, Match, SearchResult
+from smartsearch_ls.search.result import Match, SearchResult
+from smartsearch_ls.search.wire import result_wire
 
 
 def char_length(text: str, encoding: str) -> int:
@@ -46,70 +47,19 @@ def file_uri(path: Path | str) -> str:
     return from_fs_path(str(path)) or Path(path).as_uri()
 
 
-def candidate_dict(candidate: FileCandidate) -> dict[str, Any]:
-    """`{"path", "uri", "reason"?}`: a file worth opening."""
-    found: dict[str, Any] = {"path": candidate.path, "uri": uri_of(candidate)}
-    if candidate.reason:
-        found["reason"] = candidate.reason
-    return found
-
-
-def unresolved_dict(unresolved: UnresolvedImport) -> dict[str, Any]:
+def _import_location(unresolved: UnresolvedImport) -> types.Location:
     line = types.Position(line=unresolved.line - 1, character=0)
-    return {
-        "path": unresolved.path,
-        "location": types.Location(uri=uri_of(unresolved), range=types.Range(start=line, end=line)),
-        "specifier": unresolved.specifier,
-        "name": unresolved.name,
-        "reason": unresolved.reason,
-    }
-
-
-def coverage_dict(coverage: Coverage) -> dict[str, Any]:
-    return {
-        "files": coverage.files,
-        "skippedFiles": coverage.skipped_files,
-        "snippets": coverage.snippets,
-        "shortlisted": coverage.shortlisted,
-        "judged": coverage.judged,
-        "complete": coverage.complete,
-        "skippedByReason": coverage.skipped_by_reason,
-        "semantic": coverage.semantic,
-        "roots": [file_uri(root) for root in coverage.roots],
-        "symbols": coverage.symbols,
-        "searches": list(coverage.searches),
-        "identifiers": list(coverage.identifiers),
-        "referenceSnippets": coverage.reference_snippets,
-        "unresolvedImports": [unresolved_dict(u) for u in coverage.unresolved_imports],
-    }
+    return types.Location(uri=uri_of(unresolved), range=types.Range(start=line, end=line))
 
 
 def result_dict(result: SearchResult, encoding: str) -> dict[str, Any]:
     """The `smartSearch/query` result, as the contract shapes it."""
-    return {
-        "matches": [
-            {
-                "location": types.Location(uri=uri_of(m), range=excerpt_range(m, encoding)),
-                "snippetRange": snippet_range(m),
-                "path": m.path,
-                "symbol": m.symbol,
-                "kind": m.kind,
-                "relevance": m.relevance,
-                "excerpt": m.excerpt,
-                "unsaved": m.unsaved,
-                "source": m.source,
-            }
-            for m in result.matches
-        ],
-        "omittedMatches": result.omitted_matches,
-        "coverage": coverage_dict(result.coverage),
-        "warnings": result.warnings,
-        "mode": result.mode,
-        "judge": result.judge,
-        "intent": result.intent,
-        "candidates": [candidate_dict(c) for c in result.candidates],
-        "related": [candidate_dict(c) for c in result.related],
-    }
+
+    def place(match: Match) -> dict[str, Any]:
+        location = types.Location(uri=uri_of(match), range=excerpt_range(match, encoding))
+        return {"location": location, "snippetRange": snippet_range(match)}
+
+    return result_wire(result, place, file_uri, _import_location)
 
 
 SYMBOL_KINDS: dict[str, types.SymbolKind] = {

@@ -1,0 +1,77 @@
+"""A result as JSON, once for both front ends: the server and the command line differ only in how a place
+is written (LSP URIs and 0-based ranges, or 1-based lines), so they pass those two functions in and share
+every other field, so the two outputs cannot drift apart."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
+from smartsearch_ls.search.result import Match, SearchResult
+
+Place = Callable[[Match], dict[str, Any]]
+"""The match's location fields: `location` + `snippetRange`, or `start_line`..`snippet_end_line`."""
+Uri = Callable[[Path], str]
+
+
+def result_wire(
+    result: SearchResult, place: Place, uri: Uri, import_place: Callable[[UnresolvedImport], Any]
+) -> dict[str, Any]:
+    """The contract's result object, with the extensions documented in README."""
+    coverage = result.coverage
+
+    def candidate(found: FileCandidate) -> dict[str, Any]:
+        fields: dict[str, Any] = {"path": found.path, "uri": uri(found.root / found.path)}
+        if found.reason:
+            fields["reason"] = found.reason
+        return fields
+
+    return {
+        "matches": [
+            {
+                **place(m),
+                "path": m.path,
+                "symbol": m.symbol,
+                "kind": m.kind,
+                "relevance": m.relevance,
+                "excerpt": m.excerpt,
+                "unsaved": m.unsaved,
+                "source": m.source,
+            }
+            for m in result.matches
+        ],
+        "omittedMatches": result.omitted_matches,
+        "coverage": {
+            "files": coverage.files,
+            "skippedFiles": coverage.skipped_files,
+            "snippets": coverage.snippets,
+            "shortlisted": coverage.shortlisted,
+            "judged": coverage.judged,
+            "complete": coverage.complete,
+            "skippedByReason": coverage.skipped_by_reason,
+            "semantic": coverage.semantic,
+            "roots": [uri(Path(root)) for root in coverage.roots],
+            "symbols": coverage.symbols,
+            "searches": list(coverage.searches),
+            "identifiers": list(coverage.identifiers),
+            "referenceSnippets": coverage.reference_snippets,
+            "unresolvedImports": [
+                {
+                    "path": u.path,
+                    "location": import_place(u),
+                    "specifier": u.specifier,
+                    "name": u.name,
+                    "reason": u.reason,
+                }
+                for u in coverage.unresolved_imports
+            ],
+        },
+        "warnings": result.warnings,
+        "mode": result.mode,
+        "judge": result.judge,
+        "intent": result.intent,
+        "candidates": [candidate(c) for c in result.candidates],
+        "related": [candidate(c) for c in result.related],
+    }
