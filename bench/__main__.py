@@ -16,6 +16,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 BEHAVIOR_SET = BENCH_DIR / "quality" / "behavior.jsonl"
 OUT_DIR = BENCH_DIR / "out"
 """Git-ignored: results files and reports."""
+RESULTS_DIR = BENCH_DIR / "results"
+"""Committed: the latest published report and charts."""
 
 
 def resolve_root(name: str) -> Path:
@@ -135,6 +137,33 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_suite(args: argparse.Namespace) -> int:
+    from bench import suite
+
+    level = suite.FULL if args.full else suite.QUICK
+    return suite.main(args.command, level, Path(args.out), OUT_DIR)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from bench import report
+
+    print(report.write(Path(args.out)))
+    return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    """Copy a run's report and charts to `bench/results/` (committed, so README can embed them)."""
+    import shutil
+
+    source = Path(args.out)
+    RESULTS_DIR.mkdir(exist_ok=True)
+    for path in sorted(source.iterdir()):
+        if path.suffix in (".png", ".md") or path.name in ("quality.json", "speed.json", "meta.json"):
+            shutil.copy2(path, RESULTS_DIR / path.name)
+            print(RESULTS_DIR / path.name)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -175,6 +204,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-filter", dest="filter", action="store_false", help="keep queries of other corpora")
     p.add_argument("extra", nargs=argparse.REMAINDER, help="passed to run_peer.py (after --)")
     p.set_defaults(func=cmd_peer)
+
+    for name, text in (
+        ("all", "quality, then speed next to the peer, then the report and charts"),
+        ("quality", "our engine, the baselines (and the peer's shortlist, after `speed`) over the quality sets"),
+        ("speed", "speed and memory of our one-shot path and server next to the peer"),
+    ):
+        p = sub.add_parser(name, help=text)
+        level = p.add_mutually_exclusive_group()
+        level.add_argument("--quick", action="store_true", help="small: the CI smoke run (default)")
+        level.add_argument("--full", action="store_true", help="every set and corpus (~50 min on 2 cores)")
+        p.add_argument("--out", default=str(OUT_DIR), help="where results, report.md and charts go")
+        p.set_defaults(func=cmd_suite)
+
+    p = sub.add_parser("report", help="rebuild report.md and the charts from the JSON files of a run")
+    p.add_argument("--out", default=str(OUT_DIR))
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("publish", help="copy a run's report, charts and JSON to bench/results/ (committed)")
+    p.add_argument("--out", default=str(OUT_DIR))
+    p.set_defaults(func=cmd_publish)
 
     p = sub.add_parser("stats", help="file and line counts of the prepared corpora")
     p.set_defaults(func=cmd_stats)

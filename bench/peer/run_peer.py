@@ -138,6 +138,16 @@ def hits_of(result: Any) -> tuple[list[list[Any]], list[list[Any]]]:
 
 
 def rss_mb() -> float:
+    """Peak resident memory of this process: `VmHWM` on Linux, else `ru_maxrss`.
+
+    Not `ru_maxrss` on Linux: it survives fork and exec, so a child reports its parent's peak when that is higher.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 

@@ -1,0 +1,268 @@
+"""The server as an editor meets it: time to first answer (cold and warm), edits to result, query latency, RSS.
+
+`python -m bench.server --corpus click [--runs 5] [--searches 5]` (after `python -m bench prepare`); `python -m
+bench speed` runs it next to the peer. Drives the real `smartsearch-ls` over stdio with pygls' own client,
+which declares work-done progress and dynamic registration of watched files, as VS Code does. The judge is the
+System One API served on loopback by `tests/support/model_servers.py`, answering at once, so the figures are
+the server's cost plus one local HTTP round trip per judgment. Everything else is the server's default: its
+embedding index (the hybrid shortlist) and the background embedding that starts once the index is ready.
+
+Per run: a cold start (empty cache dir) to `index ready` and to the first answer. In the first run also:
+later searches (the corpus's behavior queries), a search right after a file changed on disk (written, then
+`workspace/didChangeWatchedFiles`), an unsaved edit (`textDocument/didChange`) to a result that shows it, and
+RSS. Then `runs` restarts on the persisted index to the first answer. Peak RSS is the server's `VmHWM`.
+Results go to `bench/out/server-<corpus>.json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+from bench.__main__ import BEHAVIOR_SET, OUT_DIR, resolve_root
+from tests.support.model_servers import ModelServer
+
+
+class Client(LanguageClient):
+    """Records log messages so the bench can wait for `index ready`; accepts progress and registrations."""
+
+    def __init__(self) -> None:
+        super().__init__("smartsearch-bench", "1")
+        self.logs: list[str] = []
+
+        @self.feature(types.WINDOW_LOG_MESSAGE)
+        def log(params: types.LogMessageParams) -> None:
+            self.logs.append(params.message)
+
+        @self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def create(params: types.WorkDoneProgressCreateParams) -> None:
+            return None
+
+        @self.feature(types.PROGRESS)
+        def progress(params: types.ProgressParams) -> None:
+            return None
+
+        @self.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            return None
+
+
+def corpus_queries(corpus: str) -> list[str]:
+    """The behavior set's queries of this corpus (all of them for a corpus the set does not cover)."""
+    rows = [json.loads(line) for line in BEHAVIOR_SET.read_text().splitlines() if line.strip()]
+    own = [r["query"] for r in rows if r["corpus"] == corpus]
+    return own or [r["query"] for r in rows]
+
+
+async def start(root: Path, env: dict[str, str]) -> tuple[Client, float]:
+    """Start a server on `root`; returns the client and seconds until its index was ready."""
+    client = Client()
+    started = time.perf_counter()
+    await client.start_io(sys.executable, "-m", "smartsearch_ls", env=env)
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                window=types.WindowClientCapabilities(work_done_progress=True),
+                workspace=types.WorkspaceClientCapabilities(
+                    did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)
+                ),
+            ),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options={"judge": {"model": "system-one:instant"}, "concurrency": 8},
+        )
+    )
+    client.initialized(types.InitializedParams())
+    while not any("index ready" in m for m in client.logs):
+        await asyncio.sleep(0.01)
+    return client, time.perf_counter() - started
+
+
+async def query(client: Client, text: str) -> tuple[Any, float]:
+    started = time.perf_counter()
+    result = await client.protocol.send_request_async("smartSearch/query", {"query": text})
+    return result, time.perf_counter() - started
+
+
+def status_mb(pid: int, key: str) -> float:
+    """`VmRSS` (now) or `VmHWM` (peak) of a process, in MB (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{key}:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def server_pid(client: Client) -> int:
+    return client._server.pid  # type: ignore[union-attr]
+
+
+async def stop(client: Client) -> None:
+    """Shut the server down; kill it if it has not exited 10 s after `exit`."""
+    await asyncio.wait_for(client.shutdown_async(None), 30)
+    client.exit(None)
+    try:
+        await asyncio.wait_for(client.stop(), 10)
+    except TimeoutError:
+        log("server did not exit within 10 s of `exit`: killed")
+        process = client._server  # type: ignore[union-attr]
+        process.kill()
+        await process.wait()
+        process._transport.close()  # asyncio would close it after the loop is gone, with a warning
+
+
+def log(message: str) -> None:
+    print(f"[server] {message}", file=sys.stderr, flush=True)
+
+
+def edit_target(root: Path) -> Path:
+    """A mid-sized Python file (else TypeScript) to edit: the median by size of those over 2 KB."""
+    for pattern in ("*.py", "*.ts"):
+        files = sorted((p.stat().st_size, p) for p in root.rglob(pattern) if p.stat().st_size > 2000)
+        if files:
+            return files[len(files) // 2][1]
+    raise FileNotFoundError(f"no Python or TypeScript file over 2 KB under {root}")
+
+
+def p50_ms(values: list[float]) -> float:
+    return round(1000 * statistics.median(values), 1)
+
+
+async def session_details(client: Client, root: Path, texts: list[str], searches: int) -> dict[str, Any]:
+    """Later searches, a search after a change on disk, and an unsaved edit to its result, in one session."""
+    figures: dict[str, Any] = {}
+    later = [(await query(client, text))[1] for text in texts[1 : searches + 1]]
+    figures["later_search_s"] = [round(t, 4) for t in later]
+    figures["later_search_p50_ms"] = p50_ms(later)
+    log(f"later searches: {figures['later_search_s']}")
+    repeat = [(await query(client, text))[1] for text in texts[1 : searches + 1]]
+    figures["repeated_search_p50_ms"] = p50_ms(repeat)
+
+    target = edit_target(root)
+    uri, original = target.as_uri(), target.read_text()
+    figures["edit_file"] = target.relative_to(root).as_posix()
+    after_edit = []
+    try:
+        for n, text in enumerate(texts[1 : searches + 1]):
+            name = f"zebra_quartz_disk_{n}"
+            target.write_text(original + f"\n\ndef {name}():\n    pass\n")
+            started = time.perf_counter()
+            client.workspace_did_change_watched_files(
+                types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
+            )
+            await client.protocol.send_request_async("smartSearch/query", {"query": text})
+            after_edit.append(time.perf_counter() - started)
+            found = await client.protocol.send_request_async("smartSearch/query", {"query": name})
+            assert found.matches and found.matches[0].symbol == name, found
+    finally:
+        target.write_text(original)
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
+        )
+    figures["after_disk_edit_s"] = [round(t, 4) for t in after_edit]
+    figures["after_disk_edit_p50_ms"] = p50_ms(after_edit)
+    log(f"searches after a change on disk: {figures['after_disk_edit_s']}")
+
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri, "python", 1, original))
+    )
+    edit_to_result = []
+    for version in range(2, 2 + max(searches, 5)):
+        name = f"zebra_quartz_{version}"
+        started = time.perf_counter()
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangeWholeDocument(text=original + f"\n\ndef {name}():\n    pass\n")
+                ],
+            )
+        )
+        result = await client.protocol.send_request_async("smartSearch/query", {"query": name})
+        assert result.matches and result.matches[0].symbol == name, result
+        edit_to_result.append(time.perf_counter() - started)
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    figures["did_change_to_result_p50_ms"] = p50_ms(edit_to_result)
+    return figures
+
+
+async def measure(root: Path, texts: list[str], *, runs: int = 5, searches: int = 5) -> dict[str, Any]:
+    judge = ModelServer().start()
+    caches: list[Path] = []
+    figures: dict[str, Any] = {"corpus": root.name, "runs": runs, "searches": searches}
+    try:
+        cold_ready, cold_first, peaks = [], [], []
+        for run in range(runs):
+            cache = Path(tempfile.mkdtemp(prefix="smartsearch-bench-"))
+            caches.append(cache)
+            env = {**os.environ, "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1", "XDG_CACHE_HOME": str(cache)}
+            client, ready = await start(root, env)
+            _, first = await query(client, texts[0])
+            cold_ready.append(ready)
+            cold_first.append(ready + first)
+            log(f"{root.name} cold start {run + 1}/{runs}: index ready {ready:.2f}s, first answer {ready + first:.2f}s")
+            if run == 0:
+                figures["rss_after_first_answer_mb"] = status_mb(server_pid(client), "VmRSS")
+                figures.update(await session_details(client, root, texts, searches))
+                figures["rss_after_session_mb"] = status_mb(server_pid(client), "VmRSS")
+            peaks.append(status_mb(server_pid(client), "VmHWM"))
+            await stop(client)
+        figures["cold_to_index_ready_s"] = [round(t, 3) for t in cold_ready]
+        figures["cold_to_first_answer_s"] = [round(t, 3) for t in cold_first]
+
+        warm_ready, warm_first = [], []
+        env = {**os.environ, "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1", "XDG_CACHE_HOME": str(caches[0])}
+        for _ in range(runs):
+            client, ready = await start(root, env)
+            _, first = await query(client, texts[0])
+            warm_ready.append(ready)
+            warm_first.append(ready + first)
+            log(f"{root.name} restart: index ready {ready:.2f}s, first answer {ready + first:.2f}s")
+            peaks.append(status_mb(server_pid(client), "VmHWM"))
+            await stop(client)
+        figures["restart_to_index_ready_s"] = [round(t, 3) for t in warm_ready]
+        figures["restart_to_first_answer_s"] = [round(t, 3) for t in warm_first]
+        figures["peak_rss_mb"] = max(peaks)
+        for key in (
+            "cold_to_index_ready_s",
+            "cold_to_first_answer_s",
+            "restart_to_index_ready_s",
+            "restart_to_first_answer_s",
+        ):
+            figures[f"median_{key}"] = round(statistics.median(figures[key]), 3)
+    finally:
+        judge.shutdown()
+        for cache in caches:
+            shutil.rmtree(cache, ignore_errors=True)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default="click")
+    parser.add_argument("--runs", type=int, default=5, help="cold starts and restarts (medians over these)")
+    parser.add_argument("--searches", type=int, default=5, help="later searches, and searches after an edit")
+    args = parser.parse_args()
+    root = resolve_root(args.corpus)
+    figures = asyncio.run(measure(root, corpus_queries(args.corpus), runs=args.runs, searches=args.searches))
+    OUT_DIR.mkdir(exist_ok=True)
+    (OUT_DIR / f"server-{args.corpus}.json").write_text(json.dumps(figures, indent=2))
+    for key, value in figures.items():
+        print(f"{key:34} {value}")
+
+
+if __name__ == "__main__":
+    main()
