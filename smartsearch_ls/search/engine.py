@@ -37,7 +37,7 @@ class SearchRequest:
     dense: Sequence[DenseIndex] = ()
     """The embedding indexes of the scopes' roots, for the semantic side of the shortlist."""
     intent: Intent | None = None
-    """`definition`, `references`, `tests` or `file` (docs/query-shapes.md); None: the shape's default."""
+    """`definition`, `references`, `tests` or `file` (README, "Query shapes"); None: the shape's default."""
     context: str | None = None
     """Words that re-rank the hits (never widen them), e.g. `goal progress` for `remaining_value`."""
     expand_related: bool = False

@@ -2,7 +2,7 @@
 
 Shared by `smartSearch/query` (camelCase on the wire) and the command line. Limits come from the contract:
 a query of 1-2,000 characters, `limit` 1-100, `candidates` 1-256. `intent`, `context` and `expandRelated`
-are the query-shape extensions (docs/query-shapes.md).
+are the query-shape extensions (README, "Query shapes").
 """
 
 from __future__ import annotations

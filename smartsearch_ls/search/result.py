@@ -40,7 +40,7 @@ class Match:
     unsaved: bool = False
     """The text came from an editor buffer that is not saved yet."""
     source: str | None = None
-    """How it was found: `declaration`, `reference`, `import`, `judged`, `path` or `related` (docs/query-shapes.md)."""
+    """How it was found: `declaration`, `reference`, `import`, `judged`, `path`, `related` (README, "Query shapes")."""
 
 
 @dataclass(frozen=True, slots=True)
