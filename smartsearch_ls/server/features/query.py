@@ -17,6 +17,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from smartsearch_ls.discovery.errors import CapExceeded, OutsideWorkspace
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.discovery.scope import resolve_directory
+from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.models import JudgeUnavailable, judge_name, resolve_judge
 from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed
@@ -30,10 +31,6 @@ from smartsearch_ls.server.lsp_shapes import result_dict
 from smartsearch_ls.server.progress import Progress
 
 REQUEST_FAILED = -32803
-
-INDEX_WAIT_SECONDS = 20.0
-"""How long a search waits for a folder still being indexed before answering with what there is."""
-
 
 def request_failed(message: str) -> JsonRpcException:
     return JsonRpcException(message=message, code=REQUEST_FAILED)
@@ -60,7 +57,7 @@ async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> li
     waiting = [f.ready.wait() for f in folders if not f.ready.is_set()]
     if waiting:
         try:
-            async with asyncio.timeout(INDEX_WAIT_SECONDS):
+            async with asyncio.timeout(server.settings.indexWait):
                 await asyncio.gather(*waiting)
         except TimeoutError:
             pass
@@ -106,6 +103,7 @@ async def run_search(
         intent=params.intent,
         context=params.context,
         expand_related=params.expand_related,
+        dense=[d for s in scopes if (d := _dense_of(server, s)) is not None],
     )
     judge = await judge_for(server) if routed == "behavior" else None
     progress: Progress | None = None
@@ -117,6 +115,7 @@ async def run_search(
 
     if judge is not None:
         progress = await Progress.create(server, params.work_done_token)
+    server.folders.search_started()
     try:
         result = await search(request, judge, server.judgments, on_judged, warnings)
     except JudgeFailed as error:
@@ -129,6 +128,8 @@ async def run_search(
     except BaseException:
         _end(progress, "cancelled")
         raise
+    finally:
+        server.folders.search_finished()
     ready = not any("still being indexed" in w for w in result.warnings)
     if not ready and result.coverage.complete:
         result = replace(result, coverage=replace(result.coverage, complete=False))
@@ -138,6 +139,11 @@ async def run_search(
     _end(progress, end)
     server.log_to_client(f"search {params.query[:80]!r}: {end}")
     return result, ready
+
+
+def _dense_of(server: SmartSearchServer, scope: Scope) -> DenseIndex | None:
+    folder = server.folders.folders.get(scope.index.root)
+    return folder.dense if folder is not None else None
 
 
 def _end(progress: Progress | None, message: str) -> None:
