@@ -32,6 +32,7 @@ from smartsearch_ls.server.progress import Progress
 
 REQUEST_FAILED = -32803
 
+
 def request_failed(message: str) -> JsonRpcException:
     return JsonRpcException(message=message, code=REQUEST_FAILED)
 
