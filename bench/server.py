@@ -34,6 +34,9 @@ from pygls.lsp.client import LanguageClient
 from bench.__main__ import BEHAVIOR_SET, OUT_DIR, resolve_root
 from tests.support.model_servers import ModelServer
 
+READY_TIMEOUT = 900.0
+"""Seconds a start may take to `index ready` before the bench gives up (the large corpus needs ~60)."""
+
 
 class Client(LanguageClient):
     """Records log messages so the bench can wait for `index ready`; accepts progress and registrations."""
@@ -86,6 +89,8 @@ async def start(root: Path, env: dict[str, str]) -> tuple[Client, float]:
     )
     client.initialized(types.InitializedParams())
     while not any("index ready" in m for m in client.logs):
+        if time.perf_counter() - started > READY_TIMEOUT:
+            raise TimeoutError(f"no `index ready` within {READY_TIMEOUT} s; logs: {client.logs[-5:]}")
         await asyncio.sleep(0.01)
     return client, time.perf_counter() - started
 
@@ -109,17 +114,26 @@ def server_pid(client: Client) -> int:
 
 
 async def stop(client: Client) -> None:
-    """Shut the server down; kill it if it has not exited 10 s after `exit`."""
-    await asyncio.wait_for(client.shutdown_async(None), 30)
-    client.exit(None)
+    """Shut the server down; kill it if it has not exited 10 s after `exit`.
+
+    It may not: `exit` waits for a background embedding batch in flight, which can take longer on a busy machine.
+    """
+    process = client._server  # type: ignore[union-attr]
+    try:
+        await asyncio.wait_for(client.shutdown_async(None), 30)
+        client.exit(None)
+    except TimeoutError:
+        log("no answer to `shutdown` within 30 s")
+    deadline = time.monotonic() + 10
+    while process.returncode is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    if process.returncode is None:
+        log("server did not exit within 10 s of `exit`: killed")
+        process.kill()
     try:
         await asyncio.wait_for(client.stop(), 10)
     except TimeoutError:
-        log("server did not exit within 10 s of `exit`: killed")
-        process = client._server  # type: ignore[union-attr]
-        process.kill()
-        await process.wait()
-        process._transport.close()  # asyncio would close it after the loop is gone, with a warning
+        log("the client did not stop within 10 s")
 
 
 def log(message: str) -> None:

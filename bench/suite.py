@@ -172,6 +172,7 @@ def run_quality(level: Level, out: Path, cache: Path, log: Callable[[str], None]
             "snippets": run.snippets,
             "rows": rows,
             "seconds": round(time.perf_counter() - started, 1),
+            "load_after": loadavg(),
         }
         for config, row in rows.items():
             log(f"  {config:22} " + " ".join(f"{k}={v}" for k, v in row.items() if k not in ("positives", "negatives")))
@@ -250,6 +251,17 @@ def main(what: str, level: Level, out: Path, default_out: Path, log: Callable[[s
     meta = {"machine": machine(), "load_start": loadavg(), "started": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
     meta["commands"] = commands(level, out, default_out)
     meta["argv"] = sys.argv[1:]
+    earlier = out / "meta.json"
+    if what != "all" and earlier.is_file():
+        # `quality` then `speed` into the same folder: one report, whose header keeps both runs' figures.
+        previous = json.loads(earlier.read_text())
+        if previous.get("level") == level.name:
+            meta["load_start"], meta["started"] = previous["load_start"], previous["started"]
+            meta["phases"] = previous.get("phases", [])
+            meta["minutes_before"] = previous.get("minutes", 0)
+            meta["loads_before"] = previous.get("loads", [])
+    meta.setdefault("phases", [])
+    meta["phases"].append(f"python -m bench {' '.join(sys.argv[1:]) or what}")
     names = [c.name for c in corpora.CORPORA.values() if c.quick or level is FULL]
     for name in names:
         corpora.prepare(corpora.CORPORA[name])
@@ -268,9 +280,10 @@ def main(what: str, level: Level, out: Path, default_out: Path, log: Callable[[s
             quality = json.loads((out / "quality.json").read_text())
             add_peer_quality(quality, speed_doc, out)
             (out / "quality.json").write_text(json.dumps(quality, indent=1))
-    meta["loads"] = loads
+    meta["loads"] = meta.pop("loads_before", []) + loads
     meta["load_end"] = loadavg()
-    meta["minutes"] = round((time.time() - started) / 60, 1)
+    meta["minutes"] = round((time.time() - started) / 60 + meta.get("minutes_before", 0), 1)
+    meta.pop("minutes_before", None)
     meta["level"] = level.name
     (out / "meta.json").write_text(json.dumps(meta, indent=1))
     path = report.write(out)
