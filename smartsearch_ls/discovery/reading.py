@@ -101,7 +101,10 @@ def read_file(path: Path) -> ReadFile:
     """Read a listed file that must be a regular file (a symlink is never followed)."""
     stamp = stamp_of(path)
     if stamp is None:
-        return ReadFile(None, "", None, SkipReason.VANISHED)
+        # Gone, or no longer a regular file (a FIFO, socket, directory or symlink put in its place: opening
+        # a FIFO would block forever, and a symlink is never followed).
+        present = os.path.lexists(path)
+        return ReadFile(None, "", None, SkipReason.UNREADABLE if present else SkipReason.VANISHED)
     if stamp.size > MAX_FILE_BYTES:
         return ReadFile(stamp, "", None, SkipReason.OVERSIZED)
     try:

@@ -26,13 +26,17 @@ def path_from(value: str) -> Path:
 
 def resolve_directory(directory: str, roots: Sequence[Path], base: Path | None = None) -> tuple[Path, Path]:
     """`(root, directory)` both resolved, where `directory` lies inside `root`; relative paths start at `base`."""
-    candidate = path_from(directory)
-    if not candidate.is_absolute():
-        candidate = (base or (roots[0] if roots else Path.cwd())) / candidate
-    resolved = candidate.resolve()
+    try:
+        candidate = path_from(directory)
+        if not candidate.is_absolute():
+            candidate = (base or (roots[0] if roots else Path.cwd())) / candidate
+        resolved = candidate.resolve()
+        is_dir = resolved.is_dir()
+    except (OSError, ValueError, RuntimeError) as error:  # NUL bytes, a symlink loop, a name too long
+        raise OutsideWorkspace(f"{directory[:200]!r} is not a usable path ({error}).") from None
     for root in sorted((r.resolve() for r in roots), key=lambda r: len(r.parts), reverse=True):
         if resolved == root or root in resolved.parents:
-            if not resolved.is_dir():
+            if not is_dir:
                 raise OutsideWorkspace(f"{directory!r} is not a directory inside the workspace.")
             return root, resolved
     names = ", ".join(str(r) for r in roots) or "(none)"

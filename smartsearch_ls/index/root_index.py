@@ -73,6 +73,9 @@ class RootIndex:
     snippets: list[Snippet | None] = field(default_factory=list)
     bm25: Bm25Index = field(default_factory=Bm25Index)
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    writing: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    """Held by each writer (refresh, apply_changes, update_text, revert) from start to end, so two writers in
+    different threads never interleave a listing with another's reads; readers only take `lock`."""
     generation: int = 0
     """Bumped on every change, so callers can cache what they derive from the index."""
 
@@ -115,6 +118,10 @@ class RootIndex:
 
     def refresh(self, progress: Progress | None = None) -> RefreshStats:
         """Make the index equal the disk: list with rg, read what changed, drop what is gone."""
+        with self.writing:
+            return self._refresh(progress)
+
+    def _refresh(self, progress: Progress | None) -> RefreshStats:
         listed = self._relist()
         with self.lock:
             gone = [p for p in self.files if p not in self.listed]
@@ -191,7 +198,7 @@ class RootIndex:
         if path not in self.listed:
             return False
         digest = digest_of(text.encode("utf-8", "surrogatepass"))
-        with self.lock:
+        with self.writing, self.lock:
             entry = self.files.get(path)
             if entry is not None and entry.digest == digest:
                 return True  # opened or typed back to what is already indexed: nothing is unsaved
@@ -203,7 +210,14 @@ class RootIndex:
 
         A path rg did not list before may be new, or ignored, or hidden: only a fresh listing can tell, so
         one is made per burst that names such a path. Open buffers keep their unsaved text until closed.
+        A reported file is read again even when its size and mtime look unchanged: a write in the same clock
+        tick as the last read keeps both, so only the content hash can tell (`read_into_index` re-chunks
+        only when it differs).
         """
+        with self.writing:
+            self._apply_changes(paths)
+
+    def _apply_changes(self, paths: Iterable[str]) -> None:
         paths = [p for p in dict.fromkeys(paths) if self.admits(p)]
         if any(p not in self.listed and (self.root / p).is_file() for p in paths):
             self._relist()
@@ -212,8 +226,7 @@ class RootIndex:
             if entry is not None and entry.unsaved:
                 continue
             if path in self.listed and stamp_of(self.root / path) is not None:
-                if self._is_stale(path, stamp_of(self.root / path)):
-                    self.read_into_index(path)
+                self.read_into_index(path)
             else:
                 self.listed.discard(path)
                 with self.lock:
@@ -221,11 +234,12 @@ class RootIndex:
 
     def revert(self, path: str) -> None:
         """Forget a closed buffer's unsaved text: back to what the disk holds."""
-        entry = self.files.get(path)
-        if entry is not None and entry.unsaved:
-            entry.unsaved = False
-            entry.stamp = None
-            self.apply_changes([path])
+        with self.writing:
+            entry = self.files.get(path)
+            if entry is not None and entry.unsaved:
+                entry.unsaved = False
+                entry.stamp = None
+                self.apply_changes([path])
 
     def _put(
         self,

@@ -20,6 +20,7 @@ from smartsearch_ls.discovery.scope import resolve_directory
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.models import JudgeUnavailable, judge_name, resolve_judge
+from smartsearch_ls.judge.redact import tally_redactions
 from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.params import InvalidQuery, QueryParams, parse_params
@@ -118,7 +119,8 @@ async def run_search(
         progress = await Progress.create(server, params.work_done_token)
     server.folders.search_started()
     try:
-        result = await search(request, judge, server.judgments, on_judged, warnings)
+        with tally_redactions() as redactions:
+            result = await search(request, judge, server.judgments, on_judged, warnings)
     except JudgeFailed as error:
         _end(progress, f"failed: {error}")
         server.log_to_client(f"search failed: {error}", types.MessageType.Error)
@@ -131,6 +133,8 @@ async def run_search(
         raise
     finally:
         server.folders.search_finished()
+    if (redacted := redactions.warning()) is not None:
+        result = replace(result, warnings=[*result.warnings, redacted])
     ready = not any("still being indexed" in w for w in result.warnings)
     if not ready and result.coverage.complete:
         result = replace(result, coverage=replace(result.coverage, complete=False))

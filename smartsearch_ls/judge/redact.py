@@ -1,0 +1,139 @@
+"""Secrets out of snippets before a judge sees them.
+
+Credential files (`.env*`, keys, keystores) are never indexed at all (`discovery.globs.SECRET_GLOBS`), but
+secrets also live inside ordinary source: a test fixture with a real API key, a config module with a
+password, a private key pasted into a docstring. Whatever the judge is (a hosted model bills and may log
+what it is sent), such values are replaced by `[REDACTED:<kind>]` in the text that is framed for the judge.
+The index, the excerpts returned to the editor and the judgment cache keep the original text: only what
+leaves for judging is redacted. Line breaks are kept, so the judged text has the snippet's line count.
+
+Patterns are the well-known shapes of provider tokens plus assignments whose name says "secret" and whose
+value is a quoted literal (`password = "..."`); names alone (`token = get_token()`) are not secrets.
+Counting: each search reports how many of its shortlisted snippets had something redacted, through the
+`RedactionTally` a front end installs with `tally_redactions()` (the judge runner adds to it).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+    r".*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    re.DOTALL,
+)
+_SECRET_NAME = (
+    r"[A-Za-z0-9_.-]{0,40}?"
+    r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key"
+    r"|credentials?|client[_-]?secret)"
+    r"[A-Za-z0-9_.-]{0,40}"
+)
+
+_TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("openai-key", re.compile(r"(?<![A-Za-z0-9_-])sk-(?:[A-Za-z0-9]+-){0,3}[A-Za-z0-9_-]{16,}")),
+    ("aws-access-key", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Z0-9])")),
+    ("github-token", re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("slack-token", re.compile(r"(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}")),
+    ("google-api-key", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}")),
+    ("stripe-key", re.compile(r"(?<![A-Za-z0-9_])[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}")),
+    ("jwt", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+)
+
+_BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/-]{16,}=*)")
+_URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@\"']+:)([^\s@/\"']{3,})(@)")
+_QUOTED_ASSIGNMENT = re.compile(
+    rf"(?i)(?P<lead>(?<![A-Za-z0-9_])[\"']?{_SECRET_NAME}[\"']?\s*(?::=|=>|==|=|:)\s*[rbuf]?)"
+    r"(?P<q>[\"'])(?P<value>[^\"'\n]{4,})(?P=q)"
+)
+_ENV_ASSIGNMENT = re.compile(
+    r"(?m)^(?P<lead>[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY)[A-Z0-9_]*"
+    r"[ \t]*=[ \t]*)(?P<value>[^\s\"'#]{8,})"
+)
+
+
+def _mark(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Redacted:
+    """A text with its secrets replaced, and what was replaced."""
+
+    text: str
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.kinds)
+
+
+def redact(text: str) -> Redacted:
+    """`text` with every secret replaced by `[REDACTED:<kind>]`; newlines are kept."""
+    kinds: list[str] = []
+
+    def sub(kind: str, pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str], source: str) -> str:
+        def one(found: re.Match[str]) -> str:
+            if "[REDACTED:" in found[0] and pattern is not _PRIVATE_KEY:
+                return found[0]  # already redacted by an earlier, more specific pattern
+            kinds.append(kind)
+            return replace(found)
+
+        return pattern.sub(one, source)
+
+    if "-----BEGIN" in text:
+        text = sub("private-key", _PRIVATE_KEY, lambda m: _mark("private-key") + "\n" * m[0].count("\n"), text)
+    for kind, pattern in _TOKENS:
+        text = sub(kind, pattern, lambda m, k=kind: _mark(k), text)
+    text = sub("bearer-token", _BEARER, lambda m: m[1] + _mark("bearer-token"), text)
+    text = sub("url-password", _URL_PASSWORD, lambda m: m[1] + _mark("password") + m[3], text)
+    text = sub("assignment", _QUOTED_ASSIGNMENT, lambda m: f"{m['lead']}{m['q']}{_mark('secret')}{m['q']}", text)
+    text = sub("assignment", _ENV_ASSIGNMENT, lambda m: m["lead"] + _mark("secret"), text)
+    return Redacted(text, tuple(kinds))
+
+
+@dataclass
+class RedactionTally:
+    """Snippets with secrets redacted during one search (shortlisted ones, judged or answered from the cache)."""
+
+    snippets: int = 0
+    secrets: int = 0
+    kinds: set[str] = field(default_factory=set)
+
+    def add(self, redacted: Redacted) -> None:
+        if redacted.count:
+            self.snippets += 1
+            self.secrets += redacted.count
+            self.kinds.update(redacted.kinds)
+
+    def warning(self) -> str | None:
+        """The line a result carries when something was redacted."""
+        if not self.snippets:
+            return None
+        kinds = ", ".join(sorted(self.kinds))
+        return (
+            f"Redacted {self.secrets} secrets ({kinds}) in {self.snippets} snippets before judging; "
+            "their relevance was judged without those values."
+        )
+
+
+_CURRENT: contextvars.ContextVar[RedactionTally | None] = contextvars.ContextVar("smartsearch_redactions", default=None)
+
+
+def current_tally() -> RedactionTally | None:
+    """The tally of the search running in this context, if its front end installed one."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def tally_redactions() -> Iterator[RedactionTally]:
+    """Count redactions of the searches run inside this block (in this task and the tasks it starts)."""
+    tally = RedactionTally()
+    token = _CURRENT.set(tally)
+    try:
+        yield tally
+    finally:
+        _CURRENT.reset(token)
