@@ -94,10 +94,17 @@ class RootIndex:
         payload = store.load(store.index_path(self.cache_dir, self.root))
         if payload is None or payload.get("root") != str(self.root):
             return False
+        files, snippets, bm25 = payload.get("files"), payload.get("snippets"), payload.get("bm25")
+        if not (
+            isinstance(files, dict)
+            and isinstance(snippets, list)
+            and isinstance(bm25, Bm25Index)
+            and all(isinstance(e, FileEntry) for e in files.values())
+        ):
+            log.warning("ignoring a persisted index of another shape for %s; it will be rebuilt", self.root)
+            return False
         with self.lock:
-            self.files = payload["files"]
-            self.snippets = payload["snippets"]
-            self.bm25 = payload["bm25"]
+            self.files, self.snippets, self.bm25 = files, snippets, bm25
             self.generation += 1
         return True
 

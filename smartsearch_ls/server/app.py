@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, lsp_method
 
 from smartsearch_ls import __version__
 from smartsearch_ls.judge.runner import JudgmentCache
@@ -44,6 +45,18 @@ class SmartSearchProtocol(LanguageServerProtocol):
 
     def get_message_type(self, method: str) -> type[Any] | None:
         return None if method in RAW_PARAMS else super().get_message_type(method)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            if not (isinstance(data, dict) and "id" in data and "method" in data):
+                raise
+            # pygls names its params namedtuple after a `type_name` key; a value that is not an identifier makes
+            # decoding raise, and the request would be dropped unanswered. Answer it, then drop it.
+            error = JsonRpcInvalidParams(message="Invalid params: they cannot be decoded (a `type_name` field?).")
+            self._send_response(data["id"], error=error.to_response_error())
+            return JsonRPCNotification(jsonrpc="2.0", method="$/smartSearch/undecodable", params=None)
 
 
 class SmartSearchServer(LanguageServer):

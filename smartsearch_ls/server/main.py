@@ -44,7 +44,7 @@ def configure_logging(level: str, log_file: str | None) -> None:
     logging.basicConfig(level=level, handlers=[handler], force=True)
     if level != "DEBUG":
         logging.getLogger("pygls").setLevel(logging.WARNING)
-    for noisy in ("httpx", "httpcore", "openai", "watchdog"):
+    for noisy in ("httpx", "httpx2", "httpcore", "openai", "watchdog"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 

@@ -17,6 +17,10 @@ from watchdog.observers import Observer
 
 log = logging.getLogger(__name__)
 
+CHANGES = frozenset({"created", "modified", "deleted", "moved"})
+"""The events that change content. inotify also reports every open and close: counting those would turn the
+index's own reads into changes, and each re-read into the next event, a loop that never settles."""
+
 Changed = Callable[[Path, list[str]], None]
 """Called on the event loop with (root, root-relative paths that changed)."""
 
@@ -28,7 +32,7 @@ class _Forward(FileSystemEventHandler):
         self._changed = changed
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.is_directory and event.event_type not in ("moved", "deleted"):
+        if event.event_type not in CHANGES or (event.is_directory and event.event_type not in ("moved", "deleted")):
             return
         paths = []
         for raw in (event.src_path, getattr(event, "dest_path", "")):

@@ -65,12 +65,6 @@ def test_an_index_from_another_format_is_rebuilt(project: Path, tmp_path: Path) 
     assert_rebuilt(project, tmp_path / "cache")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A checksum-valid payload of the right format but the wrong shape (e.g. classes changed without "
-    "bumping store.FORMAT) is adopted by RootIndex.load_persisted and breaks the refresh; it should be a cache miss "
-    "(root_index.py, see the fault-suite report).",
-)
 def test_an_index_of_the_wrong_shape_is_rebuilt(project: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     persisted(project, cache)
