@@ -36,6 +36,9 @@ class SearchRequest:
     """None routes by the query's shape (`auto`)."""
     dense: Sequence[DenseIndex] = ()
     """The embedding indexes of the scopes' roots, for the semantic side of the shortlist."""
+    embed_missing: int | None = None
+    """Candidates without a vector the search may embed itself (None: the shortlist's default, 0: none, so the
+    semantic side uses only what background embedding has done; right when the judge will not embed them)."""
     intent: Intent | None = None
     """`definition`, `references`, `tests` or `file` (README, "Query shapes"); None: the shape's default."""
     context: str | None = None
@@ -58,7 +61,11 @@ async def search(
 async def _behavior_search(
     request: SearchRequest, judge: JudgeConfig, cache: JudgmentCache, on_judged: Judged | None, warnings: list[str]
 ) -> SearchResult:
-    found = await asyncio.to_thread(shortlist, request.scopes, request.query, request.candidates, request.dense)
+    found = await asyncio.to_thread(
+        lambda: shortlist(
+            request.scopes, request.query, request.candidates, request.dense, embed_missing=request.embed_missing
+        )
+    )
     snippets = [c.snippet for c in found.candidates]
     scores = await judge_snippets(judge, request.query, snippets, cache, on_judged) if snippets else []
     passing = sorted(

@@ -19,7 +19,7 @@ from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.discovery.scope import resolve_directory
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.models import JudgeUnavailable, judge_name, resolve_judge
+from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, judge_name, resolve_judge
 from smartsearch_ls.judge.redact import tally_redactions
 from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed
 from smartsearch_ls.search.engine import SearchRequest, search
@@ -106,6 +106,9 @@ async def run_search(
         context=params.context,
         expand_related=params.expand_related,
         dense=[d for s in scopes if (d := _dense_of(server, s)) is not None],
+        # The local judge embeds its candidates anyway (sharing the vectors); with another judge, embedding
+        # them here would add seconds to every search until background embedding has caught up.
+        embed_missing=None if settings.judge.model == LOCAL else 0,
     )
     judge = await judge_for(server) if routed == "behavior" else None
     progress: Progress | None = None
