@@ -141,7 +141,7 @@ def cmd_suite(args: argparse.Namespace) -> int:
     from bench import suite
 
     level = suite.FULL if args.full else suite.QUICK
-    return suite.main(args.command, level, Path(args.out), OUT_DIR)
+    return suite.main(args.command, level, Path(args.out), OUT_DIR, speed_corpora=tuple(args.corpora or ()))
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -215,6 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
         level.add_argument("--quick", action="store_true", help="small: the CI smoke run (default)")
         level.add_argument("--full", action="store_true", help="every set and corpus (~50 min on 2 cores)")
         p.add_argument("--out", default=str(OUT_DIR), help="where results, report.md and charts go")
+        p.add_argument(
+            "--corpora", nargs="+", choices=sorted(corpora.CORPORA), help="speed: only these (others kept from --out)"
+        )
         p.set_defaults(func=cmd_suite)
 
     p = sub.add_parser("report", help="rebuild report.md and the charts from the JSON files of a run")

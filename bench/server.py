@@ -9,7 +9,8 @@ embedding index (the hybrid shortlist) and the background embedding that starts 
 
 Per run: a cold start (empty cache dir) to `index ready` and to the first answer. In the first run also:
 later searches (the corpus's behavior queries), a search right after a file changed on disk (written, then
-`workspace/didChangeWatchedFiles`), an unsaved edit (`textDocument/didChange`) to a result that shows it, and
+`workspace/didChangeWatchedFiles`; the query of an earlier search, as the peer's runner does, then queries not
+searched before), an unsaved edit (`textDocument/didChange`) to a result that shows it, and
 RSS. Then `runs` restarts on the persisted index to the first answer. Peak RSS is the server's `VmHWM`.
 Results go to `bench/out/server-<corpus>.json`.
 """
@@ -134,6 +135,7 @@ async def stop(client: Client) -> None:
         await asyncio.wait_for(client.stop(), 10)
     except TimeoutError:
         log("the client did not stop within 10 s")
+        process._transport.close()  # else asyncio closes it after the loop is gone, with a warning
 
 
 def log(message: str) -> None:
@@ -147,6 +149,17 @@ def edit_target(root: Path) -> Path:
         if files:
             return files[len(files) // 2][1]
     raise FileNotFoundError(f"no Python or TypeScript file over 2 KB under {root}")
+
+
+def language(path: Path) -> str:
+    return "typescript" if path.suffix == ".ts" else "python"
+
+
+def declaration(path: Path, name: str) -> str:
+    """A new function named `name`, in the file's language, to append to it."""
+    if path.suffix == ".ts":
+        return f"\n\nexport function {name}(): void {{}}\n"
+    return f"\n\ndef {name}():\n    pass\n"
 
 
 def p50_ms(values: list[float]) -> float:
@@ -170,7 +183,7 @@ async def session_details(client: Client, root: Path, texts: list[str], searches
     try:
         for n, text in enumerate(texts[1 : searches + 1]):
             name = f"zebra_quartz_disk_{n}"
-            target.write_text(original + f"\n\ndef {name}():\n    pass\n")
+            target.write_text(original + declaration(target, name))
             started = time.perf_counter()
             client.workspace_did_change_watched_files(
                 types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
@@ -185,11 +198,31 @@ async def session_details(client: Client, root: Path, texts: list[str], searches
             types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
         )
     figures["after_disk_edit_s"] = [round(t, 4) for t in after_edit]
+    # The same again with queries this session has not searched: nothing judged before can be re-used.
+    fresh = texts[searches + 1 : 2 * searches + 1]
+    after_edit_fresh = []
+    try:
+        for n, text in enumerate(fresh):
+            target.write_text(original + declaration(target, f"zebra_quartz_fresh_{n}"))
+            started = time.perf_counter()
+            client.workspace_did_change_watched_files(
+                types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
+            )
+            await client.protocol.send_request_async("smartSearch/query", {"query": text})
+            after_edit_fresh.append(time.perf_counter() - started)
+    finally:
+        target.write_text(original)
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
+        )
+    if after_edit_fresh:
+        figures["after_disk_edit_new_query_s"] = [round(t, 4) for t in after_edit_fresh]
+        figures["after_disk_edit_new_query_p50_ms"] = p50_ms(after_edit_fresh)
     figures["after_disk_edit_p50_ms"] = p50_ms(after_edit)
     log(f"searches after a change on disk: {figures['after_disk_edit_s']}")
 
     client.text_document_did_open(
-        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri, "python", 1, original))
+        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri, language(target), 1, original))
     )
     edit_to_result = []
     for version in range(2, 2 + max(searches, 5)):
@@ -199,7 +232,7 @@ async def session_details(client: Client, root: Path, texts: list[str], searches
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
                 content_changes=[
-                    types.TextDocumentContentChangeWholeDocument(text=original + f"\n\ndef {name}():\n    pass\n")
+                    types.TextDocumentContentChangeWholeDocument(text=original + declaration(target, name))
                 ],
             )
         )

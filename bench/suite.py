@@ -194,9 +194,12 @@ def add_peer_quality(quality: dict[str, Any], speed_doc: dict[str, Any], out: Pa
         behavior["rows"]["peer (stand-in judge)"] = score(cases, merged, quality["candidates"])
 
 
-def run_speed(level: Level, out: Path, log: Callable[[str], None]) -> dict[str, Any]:
+def run_speed(level: Level, out: Path, log: Callable[[str], None], only: tuple[str, ...] = ()) -> dict[str, Any]:
     doc: dict[str, Any] = {"level": level.name, "corpora": {}}
-    for name in level.speed_corpora:
+    earlier = out / "speed.json"
+    if only and earlier.is_file():  # re-running some corpora keeps the others' figures
+        doc = json.loads(earlier.read_text())
+    for name in only or level.speed_corpora:
         root = resolve_root(name)
         queries = server.corpus_queries(name)
         queries_file = BEHAVIOR_SET
@@ -227,6 +230,7 @@ def run_speed(level: Level, out: Path, log: Callable[[str], None]) -> dict[str, 
         figures["scenarios"] = [vars(s) | {"ratio": s.ratio} for s in speed.scenarios(figures)]
         figures["memory"] = [vars(s) | {"ratio": s.ratio} for s in speed.memory(figures)]
         doc["corpora"][name] = figures
+        (out / "speed.json").write_text(json.dumps(doc, indent=1))  # a later corpus failing keeps this one
         for s in speed.scenarios(figures) + speed.memory(figures):
             log(f"  {s.name:42} ours {s.ours_s:8.3f}  peer {s.peer_s:8.3f}  ratio {s.ratio:.2f}")
     return doc
@@ -241,7 +245,14 @@ def commands(level: Level, out: Path, default_out: Path) -> list[str]:
     ]
 
 
-def main(what: str, level: Level, out: Path, default_out: Path, log: Callable[[str], None] = print) -> int:
+def main(
+    what: str,
+    level: Level,
+    out: Path,
+    default_out: Path,
+    log: Callable[[str], None] = print,
+    speed_corpora: tuple[str, ...] = (),
+) -> int:
     from bench import report
     from bench.peer import venv
 
@@ -273,7 +284,7 @@ def main(what: str, level: Level, out: Path, default_out: Path, log: Callable[[s
         loads.append(loadavg())
         (out / "quality.json").write_text(json.dumps(quality, indent=1))
     if what in ("all", "speed"):
-        speed_doc = run_speed(level, out, log)
+        speed_doc = run_speed(level, out, log, speed_corpora)
         loads.append(loadavg())
         (out / "speed.json").write_text(json.dumps(speed_doc, indent=1))
         if (out / "quality.json").is_file():
