@@ -299,6 +299,12 @@ class Folders:
             if folder.dense is not None:
                 await asyncio.to_thread(folder.dense.persist)
 
+    def stop_background(self) -> None:
+        """Stop embedding and pending timers (at shutdown): a batch already running finishes, none starts."""
+        for folder in self.folders.values():
+            if folder.embedding is not None:
+                folder.embedding.cancel()
+
     async def persist_all(self) -> None:
         """Persist every index now (at shutdown)."""
         for timer in self._persister.values():

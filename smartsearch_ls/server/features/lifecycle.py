@@ -199,5 +199,6 @@ def register(server: SmartSearchServer) -> None:
     async def shutdown(ls: SmartSearchServer, params: None) -> None:
         if ls.watcher is not None:
             ls.watcher.stop()
+        ls.folders.stop_background()  # else a worker thread still embedding keeps the process from exiting
         await ls.folders.flush_all()
         await ls.folders.persist_all()
