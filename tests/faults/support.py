@@ -19,7 +19,6 @@ import socket
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,11 +26,11 @@ from typing import Any
 
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import ClientServerConfig
 
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.judge.prompt import read_query, read_snippet
-from tests.server.conftest import VSCODE, client_factory
+from tests.server.conftest import VSCODE, Session, client_factory
 from tests.support.model_servers import ModelServer, Recorder, _Handler, _texts
 
 
@@ -196,42 +195,8 @@ async def poll(check: Callable[[], Awaitable[bool] | bool], timeout: float, what
         await asyncio.sleep(every)
 
 
-@dataclass
-class Server:
-    """A real `smartsearch-ls` over stdio, its client, and its process id."""
-
-    client: LanguageClient
-    root: Path
-    judge: ModelServer
-    pid: int
-
-    async def query(self, **params: Any) -> Any:
-        return await self.client.protocol.send_request_async("smartSearch/query", params)
-
-    async def raw_request(self, method: str, params: Any, timeout: float = 30) -> Any:
-        """Send params exactly as given, so malformed input reaches the server; the raw response comes back."""
-        protocol = self.client.protocol
-        msg_id = f"raw-{uuid.uuid4().hex}"
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        protocol._request_futures[msg_id] = future
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
-        if params is not ...:
-            message["params"] = params
-        protocol._send_data(message)
-        return await asyncio.wait_for(future, timeout)
-
-    def logs(self) -> list[str]:
-        return [m.message for m in self.client.log_messages]
-
-    async def wait_for_log(self, text: str, timeout: float = 60, after: int = 0) -> str:
-        found: list[str] = []
-
-        def seen() -> bool:
-            found.extend(m for m in self.logs()[after:] if text in m)
-            return bool(found)
-
-        await poll(seen, timeout, f"a log message containing {text!r}")
-        return found[0]
+class Server(Session):
+    """The server tests' session, plus what the fault tests steer and measure: settings and /proc figures."""
 
     def configure(self, settings: dict[str, Any]) -> None:
         """Push settings, as a client does on `workspace/didChangeConfiguration`."""
@@ -286,6 +251,4 @@ async def launch(
             initialization_options=options,
         )
     )
-    process = client._server
-    assert process is not None
-    return Server(client, root, judge, process.pid)
+    return Server(client, root, judge, registrations)

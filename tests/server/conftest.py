@@ -42,18 +42,28 @@ class Session:
         return await self.client.protocol.send_request_async("smartSearch/query", params)
 
     async def raw_request(self, method: str, params: Any, timeout: float = 30) -> Any:
-        """Send params exactly as given (no lsprotocol structuring), so malformed input reaches the server."""
+        """Send params exactly as given (no lsprotocol structuring), so malformed input reaches the server;
+        `params=...` leaves the field out altogether."""
         protocol = self.client.protocol
         msg_id = f"raw-{uuid.uuid4().hex}"
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         protocol._request_futures[msg_id] = future
-        protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not ...:
+            message["params"] = params
+        protocol._send_data(message)
         return await asyncio.wait_for(future, timeout)
+
+    @property
+    def pid(self) -> int:
+        process = self.client._server
+        assert process is not None
+        return process.pid
 
     def logs(self) -> list[str]:
         return [m.message for m in self.client.log_messages]
 
-    async def wait_for_log(self, text: str, timeout: float = 30, after: int = 0) -> str:
+    async def wait_for_log(self, text: str, timeout: float = 60, after: int = 0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for message in self.logs()[after:]:
