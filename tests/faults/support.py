@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -24,13 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig
 
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.judge.prompt import read_query, read_snippet
-from tests.server.conftest import VSCODE, Session, client_factory
+from tests.server.conftest import VSCODE, Session, start_session
 from tests.support.model_servers import ModelServer, Recorder, _Handler, _texts
 
 
@@ -222,33 +218,9 @@ async def launch(
     capabilities: str = VSCODE,
     args: tuple[str, ...] = (),
 ) -> Server:
-    """Start the real server on `root`, with the judge API at `judge` unless `env` says otherwise."""
-    registrations: list[types.Registration] = []
-    config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "smartsearch_ls", *args],
-        client_factory=client_factory(registrations),
-        server_env={
-            **os.environ,
-            "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1",
-            "OPENAI_BASE_URL": f"{judge.base_url}/v1",
-            "OPENAI_API_KEY": "test-key",
-            "XDG_CACHE_HOME": str(cache),
-            **(env or {}),
-        },
+    """Start the real server on `root`, as the server tests do, but with the default `semantic` setting (on)."""
+    started = await start_session(
+        root, judge, cache, capabilities, {"semantic": True, **(settings or {})}, env=env, args=args, kind=Server
     )
-    client = await config.start()
-    options: dict[str, Any] = {
-        "judge": {"model": "system-one:test", "timeout": 10},
-        "cacheDir": str(cache / "smartsearch-ls"),
-    }
-    options.update(settings or {})
-    client.set_configuration({}, section="smartSearch")
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities(capabilities),
-            root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
-            initialization_options=options,
-        )
-    )
-    return Server(client, root, judge, registrations)
+    assert isinstance(started, Server)
+    return started

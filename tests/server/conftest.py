@@ -92,20 +92,24 @@ async def start_session(
     cache: Path,
     capabilities: str = VSCODE,
     settings: dict[str, Any] | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    args: tuple[str, ...] = (),
+    kind: type[Session] = Session,
 ) -> Session:
     """Start the server; the index lives under `cache`, and background embedding is off unless asked."""
     registrations: list[types.Registration] = []
-    env = {
-        **os.environ,
-        "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1",
-        "OPENAI_BASE_URL": f"{judge.base_url}/v1",
-        "OPENAI_API_KEY": "test-key",
-        "XDG_CACHE_HOME": str(SHARED_XDG_CACHE),
-    }
     config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "smartsearch_ls"],
+        server_command=[sys.executable, "-m", "smartsearch_ls", *args],
         client_factory=client_factory(registrations),
-        server_env=env,
+        server_env={
+            **os.environ,
+            "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1",
+            "OPENAI_BASE_URL": f"{judge.base_url}/v1",
+            "OPENAI_API_KEY": "test-key",
+            "XDG_CACHE_HOME": str(SHARED_XDG_CACHE),
+            **(env or {}),
+        },
     )
     client = await config.start()
     options: dict[str, Any] = {
@@ -123,7 +127,7 @@ async def start_session(
             initialization_options=options,
         )
     )
-    return Session(client, root, judge, registrations)
+    return kind(client, root, judge, registrations)
 
 
 @pytest.fixture
