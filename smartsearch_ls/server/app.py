@@ -29,6 +29,10 @@ log = logging.getLogger(__name__)
 
 QUERY_METHOD = "smartSearch/query"
 
+UNDECODABLE_METHOD = "$/smartSearch/undecodable"
+"""What an undecodable request becomes once answered (see `structure_message`): a notification handled by a no-op,
+so pygls does not log it as an unknown method."""
+
 RAW_PARAMS = {types.WORKSPACE_SYMBOL}
 """Methods whose params we validate ourselves: pygls drops a request whose params fail lsprotocol's
 structuring without answering it, and a client must always get an answer (InvalidParams at worst)."""
@@ -56,7 +60,7 @@ class SmartSearchProtocol(LanguageServerProtocol):
             # decoding raise, and the request would be dropped unanswered. Answer it, then drop it.
             error = JsonRpcInvalidParams(message="Invalid params: they cannot be decoded (a `type_name` field?).")
             self._send_response(data["id"], error=error.to_response_error())
-            return JsonRPCNotification(jsonrpc="2.0", method="$/smartSearch/undecodable", params=None)
+            return JsonRPCNotification(jsonrpc="2.0", method=UNDECODABLE_METHOD, params=None)
 
 
 class SmartSearchServer(LanguageServer):
@@ -69,6 +73,7 @@ class SmartSearchServer(LanguageServer):
         self.judgments = JudgmentCache()
         self.watch_mode = "none"
         self.watcher: FolderWatcher | None = None
+        self.feature(UNDECODABLE_METHOD)(_already_answered)
 
     def folders_disk_changed(self, root: Path, paths: list[str]) -> None:
         """Watcher callback; looks up `folders` at call time, since settings may replace it."""
@@ -118,3 +123,7 @@ class SmartSearchServer(LanguageServer):
         """A `window/logMessage` (and our own log): where coverage summaries and warnings also go."""
         log.info(message)
         self.window_log_message(types.LogMessageParams(type=level, message=message))
+
+
+def _already_answered(ls: SmartSearchServer, params: None) -> None:
+    """An undecodable request was answered InvalidParams where it was decoded; nothing is left to do."""

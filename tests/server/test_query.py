@@ -198,3 +198,22 @@ async def test_cancel_stops_judging(session: Session) -> None:
     sent = len(session.judge.recorder.requests)
     await asyncio.sleep(1.0)
     assert len(session.judge.recorder.requests) == sent < 40
+
+
+async def test_undecodable_params_are_answered_once_and_logged_as_nothing_unknown(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """pygls cannot decode params with a `type_name` key; the request is answered InvalidParams and the stand-in
+    notification it becomes is handled, so the server's log holds no "unknown method" line for it."""
+    log_file = tmp_path / "server.log"
+    started = await start_session(workspace, model_server, tmp_path / "cache", args=("--log-file", str(log_file)))
+    try:
+        await started.wait_for_log("index ready")
+        with pytest.raises(JsonRpcInvalidParams, match="cannot be decoded"):
+            await started.raw_request("smartSearch/query", {"query": "parse config file", "type_name": None})
+        assert (await started.query(query="parse config file")).matches  # answered after it, in order
+    finally:
+        await started.client.shutdown_session()
+        await started.client.stop()
+    log = log_file.read_text()
+    assert "index ready" in log and "unknown method" not in log
