@@ -86,15 +86,8 @@ def classify_text(data: bytes) -> tuple[str | None, SkipReason | None]:
 
 
 def _longest_line(text: str) -> int:
-    longest = start = 0
-    length = len(text)
-    while start < length:
-        end = text.find("\n", start)
-        if end < 0:
-            end = length
-        longest = max(longest, end - start)
-        start = end + 1
-    return longest
+    """Characters in the longest line; `split` and `map` run in C, a `find` loop cost ~1 s per million lines."""
+    return max(map(len, text.split("\n")))
 
 
 def read_file(path: Path) -> ReadFile:
