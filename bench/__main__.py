@@ -30,6 +30,15 @@ def resolve_root(name: str) -> Path:
     return root
 
 
+def save_figures(name: str, figures: dict[str, object]) -> None:
+    """A standalone measurement's figures: to `bench/out/NAME.json` for the report, and to the terminal."""
+    OUT_DIR.mkdir(exist_ok=True)
+    (OUT_DIR / f"{name}.json").write_text(json.dumps(figures, indent=2))
+    width = max(map(len, figures), default=0) + 2
+    for key, value in figures.items():
+        print(f"{key:{width}} {value}")
+
+
 def cmd_prepare(args: argparse.Namespace) -> int:
     names = args.only or [c.name for c in corpora.CORPORA.values() if c.quick or not args.quick]
     for name in names:

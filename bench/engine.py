@@ -20,13 +20,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-
-from bench.__main__ import BEHAVIOR_SET, OUT_DIR, resolve_root
+from bench.__main__ import BEHAVIOR_SET, resolve_root, save_figures
+from bench.oneshot import instant_judge
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
-from smartsearch_ls.judge.runner import JudgeConfig, JudgmentCache
+from smartsearch_ls.judge.runner import JudgmentCache
 from smartsearch_ls.search.engine import SearchRequest, search
 
 FALLBACK_QUERIES = [
@@ -36,15 +34,6 @@ FALLBACK_QUERIES = [
     "validate that an email address is well formed",
     "render a table in the terminal",
 ]
-
-
-def instant_judge() -> JudgeConfig:
-    """Answers 0.6 at once: the engine's cost without a model's."""
-
-    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"subject": 0.8, "action": 0.8})])
-
-    return JudgeConfig(FunctionModel(answer), "instant", concurrency=8)
 
 
 def queries() -> list[str]:
@@ -153,11 +142,7 @@ def main() -> None:
     parser.add_argument("--corpus", default="large")
     parser.add_argument("--searches", type=int, default=10)
     args = parser.parse_args()
-    figures = measure(resolve_root(args.corpus), args.searches)
-    OUT_DIR.mkdir(exist_ok=True)
-    (OUT_DIR / f"engine-{args.corpus}.json").write_text(json.dumps(figures, indent=2))
-    for key, value in figures.items():
-        print(f"{key:28} {value}")
+    save_figures(f"engine-{args.corpus}", measure(resolve_root(args.corpus), args.searches))
 
 
 if __name__ == "__main__":

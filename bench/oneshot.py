@@ -59,11 +59,7 @@ async def run(root: Path, cache_dir: Path, queries: list[str], edit_file: str | 
     out: dict[str, object] = {"import_s": round(IMPORTED - STARTED, 4)}
 
     started = time.perf_counter()
-    index = RootIndex(root, cache_dir=cache_dir)
-    index.load_persisted()
-    stats = index.refresh()
-    if stats.read or stats.removed:
-        index.persist()
+    index, stats = RootIndex.open_warm(root, cache_dir=cache_dir)
     indexed = time.perf_counter()
     await search(SearchRequest(queries[0], [Scope(index)]), judge, JudgmentCache())
     done = time.perf_counter()

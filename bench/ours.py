@@ -66,11 +66,7 @@ def open_corpus(
     root: Path, cache_dir: Path, *, embed_all: bool, log: Callable[[str], None]
 ) -> tuple[RootIndex, DenseIndex]:
     started = time.perf_counter()
-    index = RootIndex(root, cache_dir=cache_dir)
-    index.load_persisted()
-    stats = index.refresh()
-    if stats.read or stats.removed:
-        index.persist()
+    index, _ = RootIndex.open_warm(root, cache_dir=cache_dir)
     dense = DenseIndex.for_root(index)
     log(f"  {root.name}: {index.snippet_count} snippets indexed in {time.perf_counter() - started:.1f}s")
     if embed_all and dense.available():

@@ -32,7 +32,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from bench.__main__ import BEHAVIOR_SET, OUT_DIR, resolve_root
+from bench.__main__ import BEHAVIOR_SET, resolve_root, save_figures
 from tests.support.model_servers import ModelServer
 
 READY_TIMEOUT = 900.0
@@ -305,10 +305,7 @@ def main() -> None:
     args = parser.parse_args()
     root = resolve_root(args.corpus)
     figures = asyncio.run(measure(root, corpus_queries(args.corpus), runs=args.runs, searches=args.searches))
-    OUT_DIR.mkdir(exist_ok=True)
-    (OUT_DIR / f"server-{args.corpus}.json").write_text(json.dumps(figures, indent=2))
-    for key, value in figures.items():
-        print(f"{key:34} {value}")
+    save_figures(f"server-{args.corpus}", figures)
 
 
 if __name__ == "__main__":

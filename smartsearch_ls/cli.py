@@ -116,11 +116,7 @@ async def _query(args: argparse.Namespace) -> int:
     if (mode or route(params.query)) == "behavior":
         model = resolve_judge(settings.judge.model)
         judge = JudgeConfig(model, judge_name(settings.judge.model), settings.judge.timeout, settings.concurrency)
-    index = RootIndex(root, exclude=tuple(settings.exclude), cache_dir=settings.cacheDir)
-    index.load_persisted()
-    stats = index.refresh()
-    if stats.read or stats.removed:
-        index.persist()
+    index, _ = RootIndex.open_warm(root, exclude=tuple(settings.exclude), cache_dir=settings.cacheDir)
     # The embedded judge embeds its candidates anyway (and shares the vectors), so the semantic side of the
     # shortlist costs nothing extra then; with a hosted judge it would cost seconds per one-shot run.
     dense = DenseIndex.for_root(index) if settings.semantic and settings.judge.model == LOCAL else None

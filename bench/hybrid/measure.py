@@ -53,10 +53,7 @@ class Query:
 
 def warm(name: str) -> tuple[RootIndex, DenseIndex]:
     """The corpus's index and dense index, loaded from the cache or built and embedded (then cached)."""
-    index = RootIndex(resolve_root(name), cache_dir=CACHE)
-    index.load_persisted()
-    index.refresh()
-    index.persist()
+    index, _ = RootIndex.open_warm(resolve_root(name), cache_dir=CACHE)
     dense = DenseIndex.for_root(index)
     done, total = dense.progress()
     if done < total:

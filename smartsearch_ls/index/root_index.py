@@ -87,6 +87,22 @@ class RootIndex:
 
     # -- building -------------------------------------------------------------------------------------
 
+    @classmethod
+    def open_warm(
+        cls, root: Path, *, exclude: tuple[str, ...] = (), cache_dir: Path | None = None
+    ) -> tuple[RootIndex, RefreshStats]:
+        """A one-shot process's index: the persisted copy brought up to date with the disk, saved back if it moved.
+
+        The command line and the benchmarks open a root this way; the server does the same in the background,
+        with progress, in `server.folders`.
+        """
+        index = cls(root, exclude=exclude, cache_dir=cache_dir)
+        index.load_persisted()
+        stats = index.refresh()
+        if stats.read or stats.removed:
+            index.persist()
+        return index, stats
+
     def load_persisted(self) -> bool:
         """Adopt the persisted index of this root, if there is a sound one."""
         if self.cache_dir is None:
