@@ -13,7 +13,8 @@ from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.imports import parse_imports, parse_jsonc
 from smartsearch_ls.search.result import SearchResult
 from smartsearch_ls.search.routing import plan
-from smartsearch_ls.search.symbols import find_symbols, symbol_index
+from smartsearch_ls.search.symbol_index import symbol_index
+from smartsearch_ls.search.symbols import find_symbols
 from tests.conftest import write_tree
 from tests.search.fixtures.projects import PY_PROJECT, TS_PROJECT
 from tests.search.test_engine import coverage_judge
