@@ -1,8 +1,8 @@
 """Symbol and path search: answered from the index in milliseconds, with no judge.
 
-Symbol hits come from the symbol index (`symbols.py`: exact name, qualified name, prefix, token coverage,
-subsequence; tests after the code they test; centrality breaks ties). Path hits rank an exact path, then
-an exact file name, then a path suffix, then a substring.
+Symbol hits come from the symbol index (`symbol_index.py`), ranked by `symbols.py` (exact name, qualified
+name, prefix, token coverage, subsequence; tests after the code they test; centrality breaks ties). Path hits
+rank an exact path, then an exact file name, then a path suffix, then a substring.
 """
 
 from __future__ import annotations
