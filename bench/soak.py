@@ -11,7 +11,8 @@ like an editor: `--clients` loops each pick a behavior search, a symbol search, 
 an edit of a file followed by `workspace/didChangeWatchedFiles`. Every `--report-seconds` a line prints requests
 served, errors, p50/p99 latency and the server's RSS and threads (from /proc); the summary goes to stdout and
 to `bench/out/soak-<corpus>.json`. An error is any answer other than a result, or RequestCancelled for a
-cancelled search; the run exits 1 when there was one.
+cancelled search, and any ERROR record in the server's log (`--log-file` in the scratch folder); the run exits
+1 when there was one.
 """
 
 from __future__ import annotations
@@ -228,7 +229,8 @@ async def soak_run(args: argparse.Namespace, judge: FaultServer, scratch: Path) 
     root = scratch / args.corpus
     shutil.copytree(source, root, symlinks=True)
     settings = {"judge": {"model": args.judge_model, "timeout": 60}, "semantic": args.semantic}
-    server = await launch(root, judge, scratch / "cache", settings=settings)
+    log_file = scratch / "server.log"
+    server = await launch(root, judge, scratch / "cache", settings=settings, args=("--log-file", str(log_file)))
     try:
         await server.wait_for_log("index ready", timeout=600)
         baseline = proc_status(server.pid)
@@ -239,8 +241,26 @@ async def soak_run(args: argparse.Namespace, judge: FaultServer, scratch: Path) 
         summary["served_after"] = bool(alive.matches)
     finally:
         await server.stop()
+    logged = server_log_errors(log_file)
+    summary["server_log_errors"] = sum(logged.values())
+    summary["errors"].update({f"server log: {message}": n for message, n in logged.items()})
     print(json.dumps({k: v for k, v in summary.items() if k != "samples"}, indent=2))
     return summary
+
+
+def server_log_errors(log_file: Path) -> Counter[str]:
+    """ERROR and CRITICAL records in the server's own log (rotated files included), by their first line.
+
+    A client sees only answers; a server that answered but logged a traceback (a pygls handler failing, a
+    background task crashing) has still misbehaved, so those count as errors too.
+    """
+    found: Counter[str] = Counter()
+    for path in sorted(log_file.parent.glob(log_file.name + "*")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            parts = line.split(" ", 3)
+            if len(parts) == 4 and parts[2] in ("ERROR", "CRITICAL"):
+                found[parts[3][:200]] += 1
+    return found
 
 
 async def main_async(args: argparse.Namespace) -> int:

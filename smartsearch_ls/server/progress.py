@@ -35,7 +35,9 @@ class Progress:
         if token is None and server.supports_progress():
             token = f"smartsearch-{uuid.uuid4().hex[:12]}"
             try:
-                await server.work_done_progress.create_async(token)
+                # Shielded: cancelling the search must not cancel pygls' future for the client's answer, or the
+                # answer arriving later makes pygls log "Unable to handle message" (InvalidStateError).
+                await asyncio.shield(server.work_done_progress.create_async(token))
             except Exception as error:  # the client refused; the work goes on unreported
                 log.info("client refused a progress token: %s", error)
                 token = None

@@ -17,7 +17,9 @@ import pytest
 import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from tests.conftest import SAMPLE_PROJECT, write_tree
 from tests.support.model_servers import ModelServer
@@ -73,9 +75,14 @@ class Session:
         raise AssertionError(f"no log message containing {text!r} within {timeout}s; got {self.logs()}")
 
 
-def client_factory(registrations: list[types.Registration]) -> Callable[[], LanguageClient]:
+def client_factory(
+    registrations: list[types.Registration], handlers: dict[str, Callable[..., Any]] | None = None
+) -> Callable[[], LanguageClient]:
+    """A pytest-lsp client that records registrations; `handlers` replace its answers to server requests."""
+
     def make() -> LanguageClient:
-        client = pytest_lsp.make_test_lsp_client()
+        client = LanguageClient(converter_factory=default_converter)
+        register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, **(handlers or {})})
 
         @client.feature(types.CLIENT_REGISTER_CAPABILITY)
         def register(params: types.RegistrationParams) -> None:
@@ -96,12 +103,13 @@ async def start_session(
     env: dict[str, str] | None = None,
     args: tuple[str, ...] = (),
     kind: type[Session] = Session,
+    client_handlers: dict[str, Callable[..., Any]] | None = None,
 ) -> Session:
     """Start the server; the index lives under `cache`, and background embedding is off unless asked."""
     registrations: list[types.Registration] = []
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "smartsearch_ls", *args],
-        client_factory=client_factory(registrations),
+        client_factory=client_factory(registrations, client_handlers),
         server_env={
             **os.environ,
             "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1",

@@ -217,3 +217,39 @@ async def test_undecodable_params_are_answered_once_and_logged_as_nothing_unknow
         await started.client.stop()
     log = log_file.read_text()
     assert "index ready" in log and "unknown method" not in log
+
+
+async def test_a_search_cancelled_while_its_progress_token_is_pending_leaves_no_error(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """The server asks for a progress token before judging; a client that answers late, after the search was
+    cancelled, must find pygls still waiting for that answer (it logged InvalidStateError under the soak)."""
+
+    async def slow_create(client: object, params: types.WorkDoneProgressCreateParams) -> None:
+        await asyncio.sleep(1.0)
+
+    log_file = tmp_path / "server.log"
+    started = await start_session(
+        workspace,
+        model_server,
+        tmp_path / "cache",
+        args=("--log-file", str(log_file)),
+        client_handlers={types.WINDOW_WORK_DONE_PROGRESS_CREATE: slow_create},
+    )
+    try:
+        await started.wait_for_log("index ready")
+        protocol = started.client.protocol
+        request = asyncio.ensure_future(
+            protocol.send_request_async("smartSearch/query", {"query": "parse config file"}, msg_id=7)
+        )
+        await asyncio.sleep(0.3)  # the server now waits for the token
+        started.client.cancel_request(types.CancelParams(id=7))
+        with pytest.raises(JsonRpcRequestCancelled):
+            await request
+        await asyncio.sleep(1.2)  # the late answer to the token request arrives
+        assert (await started.query(query="parse config file")).matches
+    finally:
+        await started.client.shutdown_session()
+        await started.client.stop()
+    log = log_file.read_text()
+    assert "index ready" in log and "Unable to handle message" not in log and "InvalidStateError" not in log
