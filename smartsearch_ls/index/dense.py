@@ -1,7 +1,7 @@
 """The embedding side of the shortlist: one MiniLM vector per snippet of a root, kept beside the root's index.
 
 BM25 only finds code that shares words with the query, and people describe behavior in words the code does not
-use. Vectors find it by meaning, but embedding costs ~40 CPU-ms a snippet, far too much to do at search time
+use. Vectors find it by meaning, but embedding costs ~20 CPU-ms a snippet, far too much to do at search time
 for a whole root. So snippets are embedded ahead of time, in small batches the server runs in the background
 (`embed_pending`), and kept:
 
@@ -125,7 +125,7 @@ class DenseIndex:
     def embed_pending(self, max_snippets: int) -> int:
         """Embed up to `max_snippets` snippets that have no vector, in one blocking batch; how many got one.
 
-        Blocks for ~40 CPU-ms a snippet (the model spreads a batch over every core), holding the index's lock
+        Blocks for ~20 CPU-ms a snippet (the model spreads a batch over every core), holding the index's lock
         only to read the snippets, so searches and edits go on meanwhile. 0 means nothing is left (or there
         is no model).
         """

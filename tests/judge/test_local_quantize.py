@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import collections
 import hashlib
+import logging
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 
 from smartsearch_ls.judge.local import quantize
 from smartsearch_ls.judge.local.encoder import Embedder, load_tokenizer
-from smartsearch_ls.judge.local.quantize import cache_path, default_cache_dir, fast_model
+from smartsearch_ls.judge.local.fusion import FusionMismatch, fuse
+from smartsearch_ls.judge.local.quantize import RECIPE, cache_path, default_cache_dir, fast_model, fold_casts
 from smartsearch_ls.judge.local.weights import resolve_weights
 
 TEXTS = [
@@ -19,6 +23,11 @@ TEXTS = [
     "class Pool:\n    def acquire(self):\n        return self._free.pop()",
     "def blend(a, b, t):\n    return a * (1 - t) + b * t",
 ]
+
+
+def op_counts(model: bytes | onnx.ModelProto) -> collections.Counter[str]:
+    proto = onnx.load_from_string(model) if isinstance(model, bytes) else model
+    return collections.Counter(node.op_type for node in proto.graph.node)
 
 
 def vectors(model: bytes) -> np.ndarray:
@@ -31,11 +40,47 @@ def test_requantized_model_is_cached_and_agrees_with_the_original(tmp_path):
     fast = fast_model(weights, tmp_path)
     stored = cache_path(weights, tmp_path)
     assert stored.read_bytes() == fast
-    assert weights.sha256[:16] in stored.name
+    assert weights.sha256[:16] in stored.name and RECIPE in stored.name
     assert stored.with_suffix(".sha256").read_text() == hashlib.sha256(fast).hexdigest()
     assert fast != weights.data
     agreement = (vectors(fast) * vectors(weights.data)).sum(axis=1)
     assert agreement.min() > 0.97, agreement
+    ops = op_counts(fast)  # the recipe ran in full: fused attention on int8, fused GELU, int8 dense layers
+    assert ops["QAttention"] == 6 and ops["FastGelu"] == 6 and ops["MatMulInteger"] == 18, ops
+    assert ops["Softmax"] == ops["Erf"] == ops["MatMul"] == 0, ops
+
+
+def test_fusion_alone_keeps_the_float_model_exact(tmp_path):
+    folded = fold_casts(resolve_weights().data, tmp_path / "folded.onnx")
+    fused = onnx.ModelProto()
+    fused.CopyFrom(folded)
+    fuse(fused)
+    onnx.checker.check_model(fused)
+    ops = op_counts(fused)
+    assert ops["Attention"] == 6 and ops["FastGelu"] == 6 and ops["Softmax"] == ops["Erf"] == 0, ops
+    # Padding is in play: the short texts share a batch with the long ones, so the mask must be honored.
+    agreement = (vectors(fused.SerializeToString()) * vectors(folded.SerializeToString())).sum(axis=1)
+    assert agreement.min() > 0.9999, agreement  # only the tanh form of GELU differs
+
+
+def test_an_unexpected_graph_is_left_untouched_and_quantized_unfused(tmp_path, monkeypatch, caplog):
+    folded = fold_casts(resolve_weights().data, tmp_path / "folded.onnx")
+    erf = next(node for node in folded.graph.node if node.op_type == "Erf")
+    erf.op_type = "Tanh"  # one layer's GELU no longer matches: no partial rewrite
+    before = folded.SerializeToString()
+    with pytest.raises(FusionMismatch):
+        fuse(folded)
+    assert folded.SerializeToString() == before
+
+    def refuse(model: onnx.ModelProto) -> None:
+        raise FusionMismatch("test")
+
+    monkeypatch.setattr(quantize, "fuse", refuse)
+    with caplog.at_level(logging.WARNING, logger=quantize.__name__):
+        unfused = quantize.requantize(resolve_weights().data)
+    assert "quantizing it unfused" in caplog.text
+    assert op_counts(unfused)["QAttention"] == 0 and op_counts(unfused)["MatMulInteger"] > 0
+    assert (vectors(unfused) * vectors(resolve_weights().data)).sum(axis=1).min() > 0.97
 
 
 def test_cache_hit_skips_quantizing_and_damage_is_rebuilt(tmp_path, monkeypatch):
