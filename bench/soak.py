@@ -34,7 +34,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
-from tests.faults.support import FaultServer, Server, launch, proc_status
+from tests.faults.support import FaultServer, Server, generate_tree, launch, proc_status
 
 HERE = Path(__file__).resolve().parent
 CORPORA = HERE / ".corpora"
@@ -180,17 +180,6 @@ class Soak:
             },
             "samples": self.samples,
         }
-
-
-def generate_tree(root: Path, files: int) -> None:
-    """Small Python files in folders of 100 (the same shape as the fault suite's 20,000-file tree)."""
-    for n in range(files):
-        folder = root / f"pkg{n // 10_000}" / f"mod{(n // 100) % 100:02d}"
-        if n % 100 == 0:
-            folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"f{n}.py").write_text(
-            f"def handler_{n}(request):\n    '''Handle request kind {n % 97}.'''\n    return request.reply({n})\n"
-        )
 
 
 async def tree_run(args: argparse.Namespace, judge: FaultServer, scratch: Path) -> dict[str, Any]:

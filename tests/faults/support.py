@@ -224,3 +224,15 @@ async def launch(
     )
     assert isinstance(started, Server)
     return started
+
+
+def generate_tree(root: Path, files: int) -> None:
+    """`files` small Python files in folders of 100, each with one function and a docstring (the fault suite's
+    20,000-file memory test and `bench.soak --tree-files`)."""
+    for n in range(files):
+        folder = root / f"pkg{n // 10_000}" / f"mod{(n // 100) % 100:02d}"
+        if n % 100 == 0:
+            folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{n}.py").write_text(
+            f"def handler_{n}(request):\n    '''Handle request kind {n % 97}.'''\n    return request.reply({n})\n"
+        )

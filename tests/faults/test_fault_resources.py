@@ -15,23 +15,12 @@ import pytest
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.runner import JudgmentCache
 from smartsearch_ls.server import main as server_main
-from tests.faults.support import FaultServer, launch, poll
+from tests.faults.support import FaultServer, generate_tree, launch, poll
 
 TREE_FILES = int(os.environ.get("SMARTSEARCH_FAULT_TREE_FILES", "20000"))
 RSS_LIMIT_MB = 500
 """Measured: 222 MB resident, 229 MB peak after indexing 20,000 small files and two searches; a leak per file or an
 unbounded structure would pass this quickly."""
-
-
-def generate_tree(root: Path, files: int) -> None:
-    """`files` small Python files in folders of 100, each with one function and a docstring."""
-    for n in range(files):
-        folder = root / f"pkg{n // 10_000}" / f"mod{(n // 100) % 100:02d}"
-        if n % 100 == 0:
-            folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"f{n}.py").write_text(
-            f"def handler_{n}(request):\n    '''Handle request kind {n % 97}.'''\n    return request.reply({n})\n"
-        )
 
 
 async def test_memory_stays_bounded_on_a_large_tree(fault_judge: FaultServer, tmp_path: Path) -> None:
