@@ -17,6 +17,13 @@ def test_inflections_meet() -> None:
     assert text_terms("cached = cache_hit")["cach"] == 2
 
 
+def test_numbers_and_hex_literals_are_one_token_each() -> None:
+    terms = text_terms("raise HttpError(404) if flags & 0x1F else retry_2fa(token)")
+    assert terms["404"] == 1 and terms["0x1f"] == 1  # not split into `0` and `x1F`
+    assert {"retry2fa", "retr", "fa"} <= terms.keys()  # letters and digits still split inside a name (stemmed)
+    assert query_weights("HTTP 404 handler")["404"] == 1.0  # queries are cut the same way
+
+
 def test_query_words_outrank_their_synonyms() -> None:
     weights = query_weights("where do we delete expired sessions?")
     assert weights["delet"] == 1.0 and weights["remov"] == SYNONYM_WEIGHT
