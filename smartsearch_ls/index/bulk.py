@@ -1,22 +1,32 @@
 """Cold builds on every core: files are dealt to worker processes, each indexes its share, shares are merged.
 
-Chunking (`ast`, tree-sitter) and tokenizing are CPU-bound Python, so threads would not help. Workers are
-started with `spawn`, never `fork`: a forked copy of a language server that has already used threads can
-hang. A share comes back as a small index of its own (postings, entries, snippets) and is absorbed by
-shifting its document ids, so merging costs one numpy operation per term, not one per posting.
-Below `PARALLEL_MIN_FILES`, starting workers costs more than it saves and files are read in-process.
+Chunking (`ast`, tree-sitter) and tokenizing are CPU-bound Python, so threads would not help. A worker is a
+fresh interpreter that imports just this module (`WORKER_COMMAND`), never a fork: a forked copy
+of a language server that has already used threads can hang. It is not a `multiprocessing` spawn either:
+that re-imports the parent's main module in every worker (the command line's or a benchmark's imports,
+pydantic-ai and onnxruntime among them), which measured 1-5 s of a 10 s build on 2 cores. The parent writes
+`(root, shares)` to the worker's stdin as one pickle; the worker writes back one pickled `Share` per share
+on its stdout (never the parent's stdout, which is the language server's protocol stream).
+
+A share comes back as a small index of its own (postings, entries, snippets) and is absorbed by shifting its
+document ids, so merging costs one numpy operation per term, not one per posting. Below
+`PARALLEL_MIN_FILES`, starting workers costs more than it saves and files are read in-process.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
-import multiprocessing
 import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.index.bm25 import Bm25Index
@@ -27,10 +37,20 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PARALLEL_MIN_FILES = 300
-"""Measured: two spawned workers take ~1 s to start and import; below a few hundred files that does not pay."""
+"""Measured: two workers take ~0.3 s to start and import; below a few hundred files that does not pay."""
 
 SHARES_PER_WORKER = 2
 """A few shares per worker keep both cores busy to the end and give progress reports; each costs a merge."""
+
+WORKER_COMMAND = f"from {__name__} import serve_shares; import sys; serve_shares(sys.stdin.buffer, sys.stdout.buffer)"
+"""Run with `python -c`: importing the module by name (not `-m`) keeps pickled shares' classes importable."""
+
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
+"""Put first on the workers' import path, so they run this very copy of the package, installed or not."""
+
+
+class WorkerFailed(RuntimeError):
+    """A worker process exited before sending all its shares (its traceback is on stderr)."""
 
 
 @dataclass
@@ -43,16 +63,24 @@ class Share:
 
 
 def index_share(root: str, paths: Sequence[str]) -> Share:
-    """Worker entry point: read, chunk and index `paths` into a fresh index."""
-    import gc
-
+    """Read, chunk and index `paths` into a fresh index."""
     from smartsearch_ls.index.root_index import RootIndex
 
-    gc.disable()  # millions of small objects, none of them garbage
     partial = RootIndex(Path(root))
     for path in paths:
         partial.read_into_index(path)
     return Share(partial.bm25, partial.files, partial.snippets)
+
+
+def serve_shares(source: IO[bytes], sink: IO[bytes]) -> None:
+    """Worker loop: one `(root, shares)` request in, one pickled `Share` out per share, in order."""
+    gc.disable()  # millions of small objects, none of them garbage
+    root, shares = pickle.load(source)
+    for paths in shares:
+        frame = pickle.dumps(index_share(root, paths), protocol=pickle.HIGHEST_PROTOCOL)
+        sink.write(len(frame).to_bytes(8, "little"))
+        sink.write(frame)
+        sink.flush()
 
 
 def worker_count() -> int:
@@ -62,26 +90,86 @@ def worker_count() -> int:
 def build_in_parallel(index: RootIndex, stale: Sequence[str], progress: Callable[[int, int], None] | None) -> bool:
     """Index `stale` files with worker processes; False (nothing done) when workers cannot be used."""
     workers = worker_count()
-    if workers < 2 or len(stale) < PARALLEL_MIN_FILES:
+    if workers < 2 or len(stale) < PARALLEL_MIN_FILES or not sys.executable:
         return False
     sizes = {path: _size(index.root / path) for path in stale}
     ordered = sorted(stale, key=lambda p: -sizes[p])
     count = workers * SHARES_PER_WORKER
     shares = [ordered[i::count] for i in range(count)]  # dealt largest first, so shares weigh about the same
     try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(index_share, str(index.root), share) for share in shares if share]
-            done = 0
-            for future in as_completed(futures):
-                share = future.result()
-                index.absorb(share)
-                done += len(share.entries)
-                if progress is not None:
-                    progress(done, len(stale))
-    except (OSError, RuntimeError) as error:  # no processes allowed here: fall back to one core
+        pool = [_Worker(str(index.root), shares[i::workers]) for i in range(workers)]
+    except OSError as error:  # no processes allowed here: fall back to one core
         log.warning("parallel indexing unavailable (%s); indexing in-process", error)
         return False
+    arrivals: queue.Queue[Share | WorkerFailed] = queue.Queue()
+    readers = [threading.Thread(target=worker.deliver, args=(arrivals,), daemon=True) for worker in pool]
+    try:
+        for reader in readers:
+            reader.start()
+        done = 0
+        for _ in range(count):
+            arrival = arrivals.get()
+            if isinstance(arrival, WorkerFailed):
+                raise arrival
+            index.absorb(arrival)
+            done += len(arrival.entries)
+            if progress is not None:
+                progress(done, len(stale))
+    except WorkerFailed as error:  # the files it did not index are read in-process; absorbed ones are kept
+        log.warning("%s; indexing the rest in-process", error)
+        return False
+    finally:
+        for worker in pool:
+            worker.stop()
     return True
+
+
+class _Worker:
+    """One worker process and the shares it was given."""
+
+    def __init__(self, root: str, shares: list[list[str]]) -> None:
+        self.expected = len(shares)
+        path = os.pathsep.join(filter(None, (PACKAGE_PARENT, os.environ.get("PYTHONPATH"))))
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", WORKER_COMMAND],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": path},
+        )
+        assert self.process.stdin is not None
+        try:
+            pickle.dump((root, shares), self.process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self.process.stdin.close()
+        except OSError:
+            self.stop()
+            raise
+
+    def deliver(self, arrivals: queue.Queue[Share | WorkerFailed]) -> None:
+        """Reader thread: put each share on `arrivals` as it comes, or one `WorkerFailed`."""
+        assert self.process.stdout is not None
+        for _ in range(self.expected):
+            try:
+                arrivals.put(pickle.loads(_read_frame(self.process.stdout)))
+            except (EOFError, OSError, pickle.UnpicklingError) as error:
+                code = self.process.wait()
+                arrivals.put(WorkerFailed(f"an indexing worker stopped early (exit code {code}: {error!r})"))
+                return
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def _read_frame(stream: IO[bytes]) -> bytes:
+    """One length-prefixed frame, read whole before unpickling: a pipe read in one call, not thousands."""
+    size = int.from_bytes(stream.read(8), "little")
+    frame = stream.read(size)
+    if size == 0 or len(frame) != size:
+        raise EOFError("the worker's output ended mid-share")
+    return frame
 
 
 def _size(path: Path) -> int:

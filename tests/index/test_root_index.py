@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from smartsearch_ls.discovery.reading import SkipReason
-from smartsearch_ls.index import bulk
+from smartsearch_ls.index import bulk, root_index
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
 from tests.conftest import SAMPLE_PROJECT, write_tree
@@ -98,12 +100,30 @@ def test_a_damaged_persisted_index_is_rebuilt(project: Path, tmp_path: Path) -> 
     assert fingerprint(second) == fingerprint(first)
 
 
-def test_parallel_cold_build_equals_the_in_process_one(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for i in range(30):
-        (project / f"pkg/m{i}.py").parent.mkdir(exist_ok=True)
+def add_handlers(project: Path, count: int = 30) -> None:
+    (project / "pkg").mkdir(exist_ok=True)
+    for i in range(count):
         (project / f"pkg/m{i}.py").write_text(f"def handler_{i}(event):\n    return event.id + {i}\n")
+
+
+def spy_on_parallel_builds(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """What each cold build's `build_in_parallel` returned: True when worker processes did the indexing."""
+    outcomes: list[bool] = []
+
+    def recorded(*args: object) -> bool:
+        outcomes.append(bulk.build_in_parallel(*args))  # type: ignore[arg-type]
+        return outcomes[-1]
+
+    monkeypatch.setattr(root_index, "build_in_parallel", recorded)
+    return outcomes
+
+
+def test_parallel_cold_build_equals_the_in_process_one(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    add_handlers(project)
+    outcomes = spy_on_parallel_builds(monkeypatch)
     monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 5)
     parallel = fresh(project)
+    assert outcomes == [True], "the workers did not run: this test would compare the in-process build with itself"
     monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 10**9)
     serial = fresh(project)
     assert fingerprint(parallel) == fingerprint(serial)
@@ -112,3 +132,25 @@ def test_parallel_cold_build_equals_the_in_process_one(project: Path, monkeypatc
         for index in (parallel, serial)
     ]
     assert ranked[0] == ranked[1]
+
+
+def test_a_worker_that_dies_leaves_the_build_to_the_in_process_path(
+    project: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    add_handlers(project)
+    outcomes = spy_on_parallel_builds(monkeypatch)
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 5)
+    monkeypatch.setattr(bulk, "WORKER_COMMAND", "import sys; sys.stdin.buffer.read(); sys.exit(3)")
+    survived = fresh(project)
+    assert outcomes == [False]
+    assert "an indexing worker stopped early (exit code 3" in caplog.text
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 10**9)
+    assert fingerprint(survived) == fingerprint(fresh(project))
+
+
+def test_workers_import_the_indexer_only_not_the_judge_or_the_server() -> None:
+    """A worker must not pay for the parent's imports (measured 1-5 s of a 10 s cold build when it did)."""
+    heavy = ("pydantic_ai", "onnxruntime", "pygls", "smartsearch_ls.search", "smartsearch_ls.server")
+    probe = f"{bulk.WORKER_COMMAND.split(';')[0]}; import sys; print([m for m in sys.modules if m.startswith({heavy})])"
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
