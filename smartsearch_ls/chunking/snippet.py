@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from smartsearch_ls.pickling import by_fields
+
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 """Line ends as LSP clients count them; `str.splitlines` also splits on form feeds and would drift."""
 
@@ -22,6 +24,7 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Snippet:
     """A span of one file that is shortlisted and judged as a whole."""
@@ -35,6 +38,7 @@ class Snippet:
     """The enclosing declaration's qualified name, e.g. `Cache.get`; None for a plain line window."""
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Declaration:
     """A named declaration the chunker found: what `workspace/symbol` and symbol search answer from."""

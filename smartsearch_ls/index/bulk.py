@@ -8,8 +8,8 @@ pydantic-ai and onnxruntime among them), which measured 1-5 s of a 10 s build on
 `(root, shares)` to the worker's stdin as one pickle; the worker writes back one pickled `Share` per share
 on its stdout (never the parent's stdout, which is the language server's protocol stream).
 
-A share comes back as a small index of its own (postings, entries, snippets) and is absorbed by shifting its
-document ids, so merging costs one numpy operation per term, not one per posting. Below
+A share comes back as a small index of its own (packed postings, entries, snippets) and is absorbed by
+shifting its document ids, so merging costs one numpy operation per share and a buffer slice per term. Below
 `PARALLEL_MIN_FILES`, starting workers costs more than it saves and files are read in-process.
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.index.bm25 import Bm25Index
+from smartsearch_ls.index.bm25 import Packed
 
 if TYPE_CHECKING:
     from smartsearch_ls.index.root_index import FileEntry, RootIndex
@@ -43,7 +43,9 @@ SHARES_PER_WORKER = 2
 """A few shares per worker keep both cores busy to the end and give progress reports; each costs a merge."""
 
 WORKER_COMMAND = f"from {__name__} import serve_shares; import sys; serve_shares(sys.stdin.buffer, sys.stdout.buffer)"
-"""Run with `python -c`: importing the module by name (not `-m`) keeps pickled shares' classes importable."""
+"""Run with `python -P -c`: importing the module by name (not `-m`) keeps pickled shares' classes importable,
+and `-P` keeps the working directory off the import path, so a `smartsearch_ls` folder in the folder being
+indexed (another version, or code planted there) is never what the worker runs."""
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 """Put first on the workers' import path, so they run this very copy of the package, installed or not."""
@@ -57,7 +59,7 @@ class WorkerFailed(RuntimeError):
 class Share:
     """One worker's result: an index of its files with ids from 0."""
 
-    bm25: Bm25Index
+    bm25: Packed
     entries: dict[str, FileEntry]
     snippets: list[Snippet | None]
 
@@ -69,7 +71,7 @@ def index_share(root: str, paths: Sequence[str]) -> Share:
     partial = RootIndex(Path(root))
     for path in paths:
         partial.read_into_index(path)
-    return Share(partial.bm25, partial.files, partial.snippets)
+    return Share(partial.bm25.packed(), partial.files, partial.snippets)
 
 
 def serve_shares(source: IO[bytes], sink: IO[bytes]) -> None:
@@ -131,7 +133,7 @@ class _Worker:
         self.expected = len(shares)
         path = os.pathsep.join(filter(None, (PACKAGE_PARENT, os.environ.get("PYTHONPATH"))))
         self.process = subprocess.Popen(
-            [sys.executable, "-c", WORKER_COMMAND],
+            [sys.executable, "-P", "-c", WORKER_COMMAND],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**os.environ, "PYTHONPATH": path},
@@ -145,12 +147,18 @@ class _Worker:
             raise
 
     def deliver(self, arrivals: queue.Queue[Share | WorkerFailed]) -> None:
-        """Reader thread: put each share on `arrivals` as it comes, or one `WorkerFailed`."""
+        """Reader thread: put each share on `arrivals` as it comes, or one `WorkerFailed`.
+
+        Whatever goes wrong here (a worker that died, a share that does not unpickle) must reach the builder as a
+        `WorkerFailed`: a reader thread that died silently would leave it waiting forever.
+        """
         assert self.process.stdout is not None
         for _ in range(self.expected):
             try:
                 arrivals.put(pickle.loads(_read_frame(self.process.stdout)))
-            except (EOFError, OSError, pickle.UnpicklingError) as error:
+            except BaseException as error:
+                if self.process.poll() is None:
+                    self.process.kill()
                 code = self.process.wait()
                 arrivals.put(WorkerFailed(f"an indexing worker stopped early (exit code {code}: {error!r})"))
                 return

@@ -27,6 +27,7 @@ from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.bulk import Share, build_in_parallel
 from smartsearch_ls.index.terms import meta_terms, text_terms
+from smartsearch_ls.pickling import by_fields
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ Progress = Callable[[int, int], None]
 """Called with (files done, files to do) while a refresh reads files."""
 
 
+@by_fields
 @dataclass(slots=True)
 class FileEntry:
     """What the index holds for one listed file."""

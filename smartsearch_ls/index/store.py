@@ -19,7 +19,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 """Bump when what is persisted, or how files are chunked or tokenized, changes."""
 
 _MAGIC = b"smartsearch-index\n"

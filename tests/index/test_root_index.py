@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -148,9 +149,50 @@ def test_a_worker_that_dies_leaves_the_build_to_the_in_process_path(
     assert fingerprint(survived) == fingerprint(fresh(project))
 
 
+ALIEN_SHARE = """import pickle, sys
+sys.stdin.buffer.read()
+class Alien: pass
+frame = pickle.dumps(Alien())
+sys.stdout.buffer.write(len(frame).to_bytes(8, "little") + frame)
+sys.stdout.buffer.flush()
+"""
+
+
+def test_a_share_that_cannot_be_unpickled_fails_the_workers_instead_of_hanging_the_build(
+    project: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    add_handlers(project)
+    outcomes = spy_on_parallel_builds(monkeypatch)
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 5)
+    monkeypatch.setattr(bulk, "WORKER_COMMAND", ALIEN_SHARE)
+    built: list[RootIndex] = []
+    builder = threading.Thread(target=lambda: built.append(fresh(project)), daemon=True)
+    builder.start()
+    builder.join(timeout=60)
+    assert not builder.is_alive(), "the cold build hung on a share it could not read"
+    assert outcomes == [False] and "AttributeError" in caplog.text
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 10**9)
+    assert fingerprint(built[0]) == fingerprint(fresh(project))
+
+
+def test_a_smartsearch_ls_folder_in_the_working_directory_is_not_what_the_workers_run(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decoy = tmp_path / "decoy"
+    marker = tmp_path / "decoy-ran"
+    (decoy / "smartsearch_ls").mkdir(parents=True)
+    (decoy / "smartsearch_ls/__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    add_handlers(project)
+    outcomes = spy_on_parallel_builds(monkeypatch)
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 5)
+    monkeypatch.chdir(decoy)
+    fresh(project)
+    assert outcomes == [True] and not marker.exists()
+
+
 def test_workers_import_the_indexer_only_not_the_judge_or_the_server() -> None:
     """A worker must not pay for the parent's imports (measured 1-5 s of a 10 s cold build when it did)."""
     heavy = ("pydantic_ai", "onnxruntime", "pygls", "smartsearch_ls.search", "smartsearch_ls.server")
     probe = f"{bulk.WORKER_COMMAND.split(';')[0]}; import sys; print([m for m in sys.modules if m.startswith({heavy})])"
-    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    loaded = subprocess.run([sys.executable, "-P", "-c", probe], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.terms import SYNONYM_WEIGHT, identifier_terms, query_weights, text_terms
 
@@ -63,3 +65,31 @@ def test_retired_documents_stop_scoring_and_compaction_keeps_ids() -> None:
     index.compact()
     assert index.scores({"gamma": 1.0})[1] == before
     assert index.add(text_terms("alpha"), set()) == 2
+
+
+DOCS = [
+    ("def reject_expired(session): raise Expired(session)", "auth.py reject_expired"),
+    ("def total(lines): return sum(lines)", "billing.py total"),
+    ("session = load_session(token)", "auth/session.py load"),
+    ("def expire_all(sessions): sessions.clear()", "auth/session.py expire_all"),
+]
+QUERIES = ["reject expired session", "sum of the billing lines", "load a session token"]
+
+
+def test_an_index_absorbed_in_shares_scores_as_one_built_whole() -> None:
+    whole = _index(DOCS)
+    merged = _index(DOCS[:1])
+    for share in (DOCS[1:3], DOCS[3:]):  # a cold build's workers each index a share with ids from 0
+        assert merged.absorb(_index(share).packed()) == len(merged.lengths) - len(share)
+    for query in QUERIES:
+        assert merged.scores(query_weights(query)).tolist() == whole.scores(query_weights(query)).tolist()
+
+
+def test_a_pickled_index_scores_the_same_retired_documents_included() -> None:
+    index = _index(DOCS)
+    index.retire(2)
+    copy = pickle.loads(pickle.dumps(index))
+    assert (copy.live, copy.retired) == (3, 1)
+    for query in QUERIES:
+        assert copy.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
+    assert copy.add(text_terms("expired session"), set()) == index.add(text_terms("expired session"), set())
