@@ -8,6 +8,7 @@ questions ("can it watch files?").
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Generator
 from pathlib import Path
@@ -73,6 +74,8 @@ class SmartSearchServer(LanguageServer):
         self.judgments = JudgmentCache()
         self.watch_mode = "none"
         self.watcher: FolderWatcher | None = None
+        self.model_warmup: asyncio.Task[None] | None = None
+        """Loading the embedded model in the background from `initialized` (kept so it is not collected)."""
         self.feature(UNDECODABLE_METHOD)(_already_answered)
 
     def folders_disk_changed(self, root: Path, paths: list[str]) -> None:

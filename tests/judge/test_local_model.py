@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -12,7 +13,8 @@ from pydantic_ai import Agent
 from pydantic_ai.exceptions import UserError
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.local import EmbeddingCache, LocalJudgeModel, local_model, snippet_text
+from smartsearch_ls.judge.local import Embedder, EmbeddingCache, LocalJudgeModel, local_model, snippet_text
+from smartsearch_ls.judge.local import model as model_module
 from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
 
 PARSE_DATE = Snippet(
@@ -61,6 +63,23 @@ async def judge(model: LocalJudgeModel, query: str, snippet: Snippet) -> Relevan
 def test_local_model_is_one_per_process():
     assert local_model() is local_model()
     assert local_model().model_name == "local"
+
+
+def test_callers_in_several_threads_load_the_model_once(monkeypatch: pytest.MonkeyPatch):
+    """The server warms the model while a search or the embedding may ask for it: one load, not one each."""
+    embedder = local_model().embedder
+    loads: list[int] = []
+
+    def slow_load() -> Embedder:
+        loads.append(1)
+        time.sleep(0.2)  # as long as the callers below need to all arrive while it loads
+        return embedder
+
+    monkeypatch.setattr(model_module, "_loaded", [])
+    monkeypatch.setattr(Embedder, "load", staticmethod(slow_load))
+    with ThreadPoolExecutor(4) as pool:
+        models = list(pool.map(lambda _: local_model(), range(4)))
+    assert len(loads) == 1 and all(m is models[0] for m in models)
 
 
 async def test_ranks_the_relevant_snippet_first_and_above_threshold(model):

@@ -94,3 +94,18 @@ async def test_snippets_are_embedded_in_the_background_with_progress(
     finally:
         await session.client.shutdown_session()
         await session.client.stop()
+
+
+async def test_the_local_model_is_loaded_at_start_up_not_at_the_first_search(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    session = await start_session(workspace, model_server, tmp_path / "cache", settings={"judge": {"model": "local"}})
+    try:
+        ready = await session.wait_for_log("local model ready", timeout=120)
+        assert ready.startswith("local model ready in ")
+        assert not model_server.recorder.requests  # no search was needed for it
+        result = await session.query(query="reject expired sessions")
+        assert result.judge == "local" and result.matches
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()

@@ -10,9 +10,9 @@ kept in an `EmbeddingCache` the index can fill and persist, and query vectors in
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import cache
 
 import numpy as np
 from pydantic_ai.exceptions import UserError
@@ -151,7 +151,18 @@ def _last_prompt(request: DecisionRequest) -> str | None:
     return None
 
 
-@cache
+_loaded: list[LocalJudgeModel] = []
+_loading = threading.Lock()
+
+
 def local_model() -> LocalJudgeModel:
-    """The `local` judge for this process: weights verified and loaded once, then shared."""
-    return LocalJudgeModel(Embedder.load())
+    """The `local` judge for this process: weights verified and loaded once, then shared.
+
+    Thread-safe, unlike `functools.cache`: the server warms the model at start-up while a first search, or
+    the background embedding, may ask for it from another thread, and on a machine's first start each
+    unguarded caller would run its own ~2 GB re-quantization.
+    """
+    with _loading:
+        if not _loaded:
+            _loaded.append(LocalJudgeModel(Embedder.load()))
+        return _loaded[0]

@@ -57,6 +57,10 @@ def default_cache_dir() -> Path:
     return Path(base) / "smartsearch-ls" / "models"
 
 
+QUANTIZE_NICENESS = 10
+"""Added to the re-quantizing child's nice value: it yields the CPU to indexing and searches."""
+
+
 def cache_path(weights: Weights, cache_dir: Path) -> Path:
     """Where the re-quantized copy of `weights` lives in `cache_dir`."""
     return cache_dir / f"minilm-l6-v2-{weights.sha256[:16]}-{RECIPE}.onnx"
@@ -85,10 +89,13 @@ def requantize_apart(model: bytes) -> bytes:
 
     Done in the language server itself, the quantizer's peak stayed as heap: the server held ~1 GB after its
     first start on a machine without the cached copy, ~480 MB with it (`bench.soak`). The child is spawned, not
-    forked (a forked copy of a threaded server can hang); where no process can be started, it runs here.
+    forked (a forked copy of a threaded server can hang); where no process can be started, it runs here. It runs
+    at a lower CPU priority (`QUANTIZE_NICENESS`): the server starts it while indexing, and the index, which
+    symbol look-ups and the lexical shortlist need first, should not wait for it.
     """
     try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(1, mp_context=context, initializer=os.nice, initargs=(QUANTIZE_NICENESS,)) as pool:
             return pool.submit(requantize, model).result()
     except OSError as error:  # a child that dies (BrokenProcessPool) is a quantizer failure: see `fast_model`
         log.warning("cannot start a process to re-quantize the local judge (%s); doing it in-process", error)
