@@ -4,7 +4,9 @@ One file per root under the cache directory, named by a hash of the root's path.
 temporary file and renamed into place, so a reader (another server on the same root, a crash mid-write)
 sees either the old index or the new one, never half of one. A header with a format version and a
 checksum of the payload turns a truncated, corrupted or outdated file into a plain cache miss: the index
-is rebuilt, never trusted. A cache directory that cannot be written only costs warmth.
+is rebuilt, never trusted. The version is read before anything is unpickled, so a file written by another
+version of the package is never handed to classes that have changed shape. A cache directory that cannot
+be written only costs warmth.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ log = logging.getLogger(__name__)
 FORMAT = 2
 """Bump when what is persisted, or how files are chunked or tokenized, changes."""
 
-_MAGIC = b"smartsearch-index\n"
+_MAGIC = b"smartsearch-index"
+"""Followed by a space, the format version and a line end, then the payload's checksum on the second line."""
+
+
+def header(data: bytes, version: int = FORMAT) -> bytes:
+    """The two header lines of a persisted payload."""
+    return b"%s %d\n%s\n" % (_MAGIC, version, hashlib.blake2b(data, digest_size=16).hexdigest().encode())
 
 
 def default_cache_dir() -> Path:
@@ -39,14 +47,13 @@ def index_path(cache_dir: Path, root: Path) -> Path:
 
 def save(path: Path, payload: dict[str, Any]) -> bool:
     """Write atomically; False (and a log line) when the cache cannot be written."""
-    data = pickle.dumps({"format": FORMAT, **payload}, protocol=pickle.HIGHEST_PROTOCOL)
-    header = _MAGIC + hashlib.blake2b(data, digest_size=16).hexdigest().encode() + b"\n"
+    data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(header)
+                handle.write(header(data))
                 handle.write(data)
             os.replace(temporary, path)
         except BaseException:
@@ -64,9 +71,12 @@ def load(path: Path) -> dict[str, Any] | None:
         raw = path.read_bytes()
     except OSError:
         return None
-    head, _, data = raw.partition(b"\n")
-    checksum, _, data = data.partition(b"\n")
-    if head + b"\n" != _MAGIC or hashlib.blake2b(data, digest_size=16).hexdigest().encode() != checksum:
+    head, _, rest = raw.partition(b"\n")
+    _, _, data = rest.partition(b"\n")
+    if head.startswith(_MAGIC) and head != b"%s %d" % (_MAGIC, FORMAT):
+        log.info("the index at %s was written by another version; it will be rebuilt", path)
+        return None
+    if not raw.startswith(header(data)):
         log.warning("ignoring a damaged index at %s; it will be rebuilt", path)
         return None
     try:
@@ -74,6 +84,4 @@ def load(path: Path) -> dict[str, Any] | None:
     except Exception as error:  # a checksum-valid but unloadable file: another version's classes
         log.warning("ignoring an unreadable index at %s (%s); it will be rebuilt", path, error)
         return None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        return None
-    return payload
+    return payload if isinstance(payload, dict) else None

@@ -59,9 +59,8 @@ def test_an_index_from_another_format_is_rebuilt(project: Path, tmp_path: Path) 
     path = persisted(project, tmp_path / "cache")
     payload = store.load(path)
     assert payload is not None
-    payload.pop("format")
-    data = pickle.dumps({"format": store.FORMAT + 1, **payload})
-    path.write_bytes(store._MAGIC + store.hashlib.blake2b(data, digest_size=16).hexdigest().encode() + b"\n" + data)
+    data = pickle.dumps(payload)
+    path.write_bytes(store.header(data, store.FORMAT + 1) + data)
     assert_rebuilt(project, tmp_path / "cache")
 
 

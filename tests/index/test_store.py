@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+
+import pytest
 
 from smartsearch_ls.index import store
 
@@ -10,7 +13,7 @@ from smartsearch_ls.index import store
 def test_round_trip(tmp_path: Path) -> None:
     path = store.index_path(tmp_path, tmp_path / "root")
     assert store.save(path, {"root": "x", "files": {"a.py": 1}})
-    assert store.load(path) == {"format": store.FORMAT, "root": "x", "files": {"a.py": 1}}
+    assert store.load(path) == {"root": "x", "files": {"a.py": 1}}
 
 
 def test_truncated_or_corrupted_files_are_a_miss(tmp_path: Path) -> None:
@@ -29,3 +32,15 @@ def test_an_unwritable_cache_costs_only_warmth(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
     assert store.save(blocker / "index" / "x.pickle", {"root": "x"}) is False
+
+
+def test_a_file_of_another_format_is_a_miss_and_never_unpickled(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "index.pickle"
+    data = b"not a pickle: unpickling this would raise"
+    for older in (store.header(data, store.FORMAT - 1), b"smartsearch-index\n" + store.header(data)[-33:]):
+        path.write_bytes(older + data)
+        with caplog.at_level(logging.INFO):
+            assert store.load(path) is None
+    assert "written by another version" in caplog.text and "unreadable" not in caplog.text
