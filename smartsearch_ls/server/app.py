@@ -9,6 +9,7 @@ questions ("can it watch files?").
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Generator
 from pathlib import Path
@@ -84,6 +85,7 @@ class SmartSearchServer(LanguageServer):
 
     def new_folders(self) -> Folders:
         """Folder indexes for the current settings (exclude, cacheDir, semantic decide what is indexed, and where)."""
+        gc.unfreeze()  # the indexes being replaced were frozen when built (`Folders.build`): let them be collected
         folders = Folders(self.settings.cacheDir, self.settings.exclude, self.settings.semantic)
         folders.embedding_progress = EmbeddingReporter(self)
         return folders
