@@ -98,9 +98,13 @@ def build_in_parallel(index: RootIndex, stale: Sequence[str], progress: Callable
     ordered = sorted(stale, key=lambda p: -sizes[p])
     count = workers * SHARES_PER_WORKER
     shares = [ordered[i::count] for i in range(count)]  # dealt largest first, so shares weigh about the same
+    pool: list[_Worker] = []
     try:
-        pool = [_Worker(str(index.root), shares[i::workers]) for i in range(workers)]
+        for i in range(workers):
+            pool.append(_Worker(str(index.root), shares[i::workers]))
     except OSError as error:  # no processes allowed here: fall back to one core
+        for worker in pool:
+            worker.stop()
         log.warning("parallel indexing unavailable (%s); indexing in-process", error)
         return False
     arrivals: queue.Queue[Share | WorkerFailed] = queue.Queue()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,6 +168,31 @@ def test_a_failing_worker_leaves_the_build_to_the_in_process_path_without_hangin
     assert outcomes == [False] and logged in caplog.text
     monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 10**9)
     assert fingerprint(built[0]) == fingerprint(fresh(project))
+
+
+def test_a_worker_that_cannot_start_stops_the_ones_started_and_the_build_goes_in_process(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_handlers(project)
+    outcomes = spy_on_parallel_builds(monkeypatch)
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 5)
+    monkeypatch.setattr(bulk, "worker_count", lambda: 2)
+    started: list[subprocess.Popen[bytes]] = []
+    popen = subprocess.Popen
+
+    def second_refused(command: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        if bulk.WORKER_COMMAND not in command:  # rg's listing
+            return popen(command, **kwargs)
+        if started:
+            raise OSError("fork refused (process limit)")
+        started.append(popen(command, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(bulk.subprocess, "Popen", second_refused)
+    built = fresh(project)
+    assert outcomes == [False] and started[0].poll() is not None  # no worker left running
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 10**9)
+    assert fingerprint(built) == fingerprint(fresh(project))
 
 
 def test_a_smartsearch_ls_folder_in_the_working_directory_is_not_what_the_workers_run(
