@@ -120,6 +120,7 @@ class Bm25Index:
         return len(self.lengths) - self.live
 
     def packed(self) -> Packed:
+        """This index as flat values (the postings are copied; lengths and flags are shared, not copied)."""
         return Packed(
             PackedTable.of(self.body), PackedTable.of(self.meta), self.lengths, self.alive, self.live, self.live_length
         )
