@@ -76,7 +76,7 @@ class SmartSearchServer(LanguageServer):
         self.watch_mode = "none"
         self.watcher: FolderWatcher | None = None
         self.model_warmup: asyncio.Task[None] | None = None
-        """Loading the embedded model in the background from `initialized` (kept so it is not collected)."""
+        """Loading the embedded model in the background, once settings need it (kept so it is not collected)."""
         self.feature(UNDECODABLE_METHOD)(_already_answered)
 
     def folders_disk_changed(self, root: Path, paths: list[str]) -> None:

@@ -109,3 +109,19 @@ async def test_the_local_model_is_loaded_at_start_up_not_at_the_first_search(
     finally:
         await session.client.shutdown_session()
         await session.client.stop()
+
+
+async def test_switching_the_judge_to_local_loads_the_model_before_the_next_search(session: Session) -> None:
+    assert not any(line.startswith("local model ready") for line in session.logs())  # hosted judge, semantic off
+    mark = len(session.logs())
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"smartSearch": {"judge": {"model": "local"}}})
+    )
+    ready = await session.wait_for_log("local model ready", timeout=120, after=mark)
+    assert ready.startswith("local model ready in ")
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"smartSearch": {"threshold": 0.4}})
+    )
+    result = await session.query(query="reject expired sessions")
+    assert result.judge == "local" and result.matches
+    assert sum(line.startswith("local model ready") for line in session.logs()) == 1  # loaded once, not per change

@@ -3,7 +3,8 @@
 On `initialized` the server pulls settings (when the client can answer), registers for configuration and
 file-change notifications where the client allows dynamic registration, starts its own watcher where it
 does not, and indexes every folder in the background with progress. Meanwhile it loads the embedded model
-when the `local` judge or the semantic shortlist will need it, so the first search does not wait for that.
+when the `local` judge or the semantic shortlist will need it, so the first search does not wait for that;
+a settings change that starts needing it (the judge switched to `local`) loads it then.
 """
 
 from __future__ import annotations
@@ -92,14 +93,21 @@ async def start_indexing(server: SmartSearchServer) -> None:
         asyncio.get_running_loop().create_task(index_folder(server, folder))
 
 
+def start_model_warmup(server: SmartSearchServer) -> None:
+    """Load the embedded model in the background if the settings need it and no load has run or is running."""
+    if server.settings.judge.model.strip() != LOCAL and not server.settings.semantic:
+        return
+    if server.model_warmup is not None:
+        return  # loading, loaded, or failed with a reason the search that needs the model will repeat
+    server.model_warmup = asyncio.get_running_loop().create_task(warm_local_model(server))
+
+
 async def warm_local_model(server: SmartSearchServer) -> None:
     """Load the embedded model now rather than at the first search that needs it.
 
     A cached model loads in ~0.1 s after its ~1 s of imports; on a machine's first start it is re-quantized
     first (~7 s, in a child process), which overlaps the index build this way instead of following it.
     """
-    if server.settings.judge.model.strip() != LOCAL and not server.settings.semantic:
-        return
     started = time.monotonic()
     try:
         await asyncio.to_thread(_load_local_model)
@@ -193,7 +201,7 @@ def register(server: SmartSearchServer) -> None:
             ls.watch_mode = "server"
             ls.watcher = FolderWatcher(asyncio.get_running_loop(), ls.folders_disk_changed)
         ls.log_to_client(f"watch mode: {ls.watch_mode}")
-        ls.model_warmup = asyncio.get_running_loop().create_task(warm_local_model(ls))
+        start_model_warmup(ls)
         await _register(ls, registrations)
         await start_indexing(ls)
 
@@ -206,6 +214,7 @@ def register(server: SmartSearchServer) -> None:
         else:
             await _pull_settings(ls)
         _reconfigure_indexes(ls, before)
+        start_model_warmup(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_folders(ls: SmartSearchServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
