@@ -1,7 +1,8 @@
 """Time the local judge: load, re-quantize, embedding throughput, and 128 judgments through `Agent` runs.
 
-The 128 judgments run as the search runs them: `concurrency` (8) agent runs at a time, each an ordinary
-`Agent(model, output_type=Relevance, ...).run(framed_snippet(...))`. "Cold" starts from empty caches;
+The 128 judgments run as a search runs them, through the engine's runner (`judge_snippets`): the model is shown
+every prompt first (the local judge embeds the uncached snippets in one call), then `concurrency` (8) ordinary
+`Agent(model, output_type=Relevance, ...).run(framed_snippet(...))` runs go at a time. "Cold" starts from empty caches;
 "cached" has every snippet vector in the `EmbeddingCache` already (as a persisted index would). The same 128
 runs on a decision model that does no work give the floor the agent framework itself costs.
 
@@ -19,20 +20,19 @@ import resource
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 from calibrate import functions  # the same real functions the calibration uses
-from pydantic_ai import Agent
 from pydantic_ai.models.decision import DecisionModelSettings, DecisionRequest, DecisionResponse, NoulAnswer
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.local import EmbeddingCache, LocalJudgeModel, resolve_weights, snippet_text
 from smartsearch_ls.judge.local.encoder import Embedder, load_tokenizer
 from smartsearch_ls.judge.local.quantize import fast_model
-from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
+from smartsearch_ls.judge.runner import JudgeConfig, JudgmentCache, judge_snippets
 
 QUERY = "parse the configuration file into settings"
 CONCURRENCY = 8
@@ -44,6 +44,9 @@ class NoWork(LocalJudgeModel):
 
     async def decide(self, request: DecisionRequest, model_settings: DecisionModelSettings) -> DecisionResponse:
         return DecisionResponse(answers={name: NoulAnswer(noul=0.5) for name in request.questions}, model_name="none")
+
+    async def prepare_batch(self, instructions: str, prompts: Sequence[str]) -> None:
+        """Nothing to embed: the floor is the runs alone."""
 
 
 def cpu_seconds() -> float:
@@ -76,16 +79,9 @@ def timed(action: Callable[[], object], repeat: int = 1) -> Clock:
 
 
 async def judge_all(model: LocalJudgeModel, snippets: list[Snippet]) -> Clock:
-    """The time to judge every snippet with `CONCURRENCY` agent runs in flight."""
-    gate = asyncio.Semaphore(CONCURRENCY)
-
-    async def one(snippet: Snippet) -> float:
-        async with gate:
-            agent = Agent(model, output_type=Relevance, instructions=instructions(QUERY), retries=0)
-            return (await agent.run(framed_snippet(snippet))).output.score
-
+    """The time to judge every snippet as a search does, `CONCURRENCY` agent runs in flight, no judgment cached."""
     with Clock() as clock:
-        await asyncio.gather(*(one(s) for s in snippets))
+        await judge_snippets(JudgeConfig(model, "local", concurrency=CONCURRENCY), QUERY, snippets, JudgmentCache())
     return clock
 
 

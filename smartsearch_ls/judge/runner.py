@@ -15,6 +15,10 @@ refused connection, a timeout, an answer out of shape or out of range) fails the
 
 Secrets in a snippet are redacted before it is framed (`redact`); when the front end installed a
 `RedactionTally`, each shortlisted snippet with something redacted is counted in it.
+
+A model that does better with the whole batch in view (`PreparesBatches`: the embedded judge embeds every
+snippet in one go instead of `concurrency` at a time) is shown all the prompts before the runs start; each
+snippet is still judged in its own run.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import (
@@ -100,6 +105,13 @@ class JudgmentCache:
         return len(self._scores)
 
 
+@runtime_checkable
+class PreparesBatches(Protocol):
+    """A judge model that can get ready for a search's runs at once, given their instructions and prompts."""
+
+    async def prepare_batch(self, instructions: str, prompts: Sequence[str]) -> None: ...
+
+
 Judged = Callable[[int, int], None]
 """Called with (judged so far, to judge) after each judgment."""
 
@@ -125,6 +137,15 @@ async def judge_snippets(
     if not pending:
         return [s for s in scores if s is not None]
 
+    prompts = {i: framed_snippet(snippets[i], redactions[i]) for i in pending}
+    if isinstance(config.model, PreparesBatches):
+        try:
+            async with asyncio.timeout(config.timeout):
+                await config.model.prepare_batch(instructions(query), list(prompts.values()))
+        except TimeoutError as error:
+            raise timed_out(config) from error
+        except Exception as error:
+            raise JudgeFailed(describe_failure(config.name, error)) from error
     agent = Agent(config.model, output_type=Relevance, instructions=instructions(query), retries=0, name="smartsearch")
     gate = asyncio.Semaphore(max(1, config.concurrency))
     loop = asyncio.get_running_loop()
@@ -148,14 +169,11 @@ async def judge_snippets(
         async with gate:
             try:
                 async with asyncio.timeout(config.timeout):
-                    output = await ask(framed_snippet(snippets[i], redactions[i]), loop.time() + config.timeout)
+                    output = await ask(prompts[i], loop.time() + config.timeout)
             except JudgeFailed:
                 raise
             except TimeoutError as error:
-                raise JudgeFailed(
-                    f"Judge {config.name} did not answer within {config.timeout:g} s: raise `judge.timeout`, "
-                    "lower `concurrency`, or check the model service. No partial result was returned."
-                ) from error
+                raise timed_out(config) from error
             except Exception as error:
                 raise JudgeFailed(describe_failure(config.name, error)) from error
         score = max(0.0, min(1.0, output.score))
@@ -172,6 +190,14 @@ async def judge_snippets(
     except* JudgeFailed as failures:
         raise failures.exceptions[0] from None
     return [s if s is not None else 0.0 for s in scores]
+
+
+def timed_out(config: JudgeConfig) -> JudgeFailed:
+    """The failure of a judgment (or of preparing for them) that outlived `judge.timeout`."""
+    return JudgeFailed(
+        f"Judge {config.name} did not answer within {config.timeout:g} s: raise `judge.timeout`, "
+        "lower `concurrency`, or check the model service. No partial result was returned."
+    )
 
 
 def retry_after(error: BaseException) -> float | None:

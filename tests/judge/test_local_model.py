@@ -16,6 +16,7 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.local import Embedder, EmbeddingCache, LocalJudgeModel, local_model, snippet_text
 from smartsearch_ls.judge.local import model as model_module
 from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
+from smartsearch_ls.judge.runner import JudgeConfig, JudgmentCache, judge_snippets
 
 PARSE_DATE = Snippet(
     "util/dates.py",
@@ -117,6 +118,33 @@ async def test_concurrent_runs_agree_with_sequential_ones_and_share_batches(mode
         assert one.score == pytest.approx(other.score, abs=0.01)
     assert sum(calls) == len(snippets) + 1  # each snippet and the query embedded once
     assert len(calls) < 4, calls  # 16 runs shared a handful of ONNX runs
+
+
+class CountingEmbedder:
+    """The process's embedder, with a record of every `embed_snippets` call."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.calls: list[list[str]] = []
+
+    def embed_snippets(self, texts: list[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        return self.inner.embed_snippets(texts)
+
+    def embed_query(self, query: str) -> np.ndarray:
+        return self.inner.embed_query(query)
+
+
+async def test_a_search_embeds_its_snippets_in_one_call_not_a_concurrency_at_a_time(model):
+    snippets = [PARSE_DATE, *many_snippets(20, "p")]
+    counting = CountingEmbedder(model.embedder)
+    config = JudgeConfig(LocalJudgeModel(counting), "local", concurrency=8)  # type: ignore[arg-type]
+    scores = await judge_snippets(config, "parse a date string", snippets, JudgmentCache())
+    texts = [snippet_text(s.path, s.symbol, s.text) for s in snippets]
+    assert sorted(counting.calls, key=len) == [["parse a date string"], texts]  # nothing embedded twice
+    one_by_one = [(await judge(LocalJudgeModel(model.embedder), "parse a date string", s)).score for s in snippets]
+    assert scores == pytest.approx(one_by_one, abs=0.01)
+    assert scores.index(max(scores)) == 0
 
 
 async def test_event_loop_keeps_ticking_during_inference(model):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
@@ -65,6 +65,54 @@ async def test_the_snippet_is_framed_data_and_the_query_is_in_the_instructions()
     user = str(request.parts[-1].content)  # type: ignore[union-attr]
     assert user.startswith('<source_snippet path="evil.py"') and user.endswith("</source_snippet>")
     assert user.count("</source_snippet>") == 1  # the planted closing tag was neutralized
+
+
+class PreparingModel(FunctionModel):
+    """A FunctionModel that is shown a search's prompts first, as the embedded judge is."""
+
+    def __init__(
+        self, calls: list[str], prepared: list[tuple[str, list[str], int]], fail: bool = False, stall: float = 0.0
+    ) -> None:
+        super().__init__(keyword_model(calls).function)
+        self.prepared, self.fail, self.stall, self.calls = prepared, fail, stall, calls
+
+    async def prepare_batch(self, instructions: str, prompts: Sequence[str]) -> None:
+        await asyncio.sleep(self.stall)
+        if self.fail:
+            raise RuntimeError("could not get ready")
+        self.prepared.append((instructions, list(prompts), len(self.calls)))
+
+
+async def test_a_model_that_prepares_batches_sees_every_uncached_prompt_once_before_the_runs() -> None:
+    calls: list[str] = []
+    prepared: list[tuple[str, list[str], int]] = []
+    config = JudgeConfig(PreparingModel(calls, prepared), "preparing", concurrency=1)
+    cache = JudgmentCache()
+    await judge_snippets(config, "reject expired sessions", SNIPPETS[:1], cache)
+    scores = await judge_snippets(config, "reject expired sessions", SNIPPETS, cache)
+    assert scores == pytest.approx([0.81, 0.01])
+    (first_instructions, first_prompts, runs_before_first), (_, second_prompts, runs_before_second) = prepared
+    assert "reject expired sessions" in first_instructions
+    assert (runs_before_first, runs_before_second) == (0, 1)  # each search prepared before its own runs
+    assert first_prompts == calls[:1] and second_prompts == calls[1:]  # what the runs were sent, cached ones not again
+    assert len(second_prompts) == 1 and "billing.py" in second_prompts[0]
+
+
+async def test_a_failure_to_prepare_fails_the_search_before_any_run() -> None:
+    calls: list[str] = []
+    config = JudgeConfig(PreparingModel(calls, [], fail=True), "preparing")
+    with pytest.raises(JudgeFailed, match=r"Judge preparing failed .*could not get ready"):
+        await judge_snippets(config, "q", SNIPPETS, JudgmentCache())
+    assert not calls
+
+
+async def test_preparing_counts_against_the_judge_timeout() -> None:
+    calls: list[str] = []
+    config = JudgeConfig(PreparingModel(calls, [], stall=5.0), "preparing", timeout=0.2)
+    started = time.monotonic()
+    with pytest.raises(JudgeFailed, match=r"Judge preparing did not answer within 0.2 s"):
+        await judge_snippets(config, "q", SNIPPETS, JudgmentCache())
+    assert time.monotonic() - started < 2 and not calls
 
 
 async def test_one_failure_fails_the_search_and_names_the_judge() -> None:

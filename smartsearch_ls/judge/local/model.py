@@ -3,8 +3,10 @@
 A decision model is asked each bounded float field of `Relevance` as a yes/no and answers with a probability.
 This one reads the query back out of the agent's instructions and the snippet out of the framed user prompt
 (`read_query`, `read_snippet`), embeds both with MiniLM, and answers from the calibrated cosine and word
-coverage. Embedding is batched across concurrent judgments and runs in a worker thread; snippet vectors are
-kept in an `EmbeddingCache` the index can fill and persist, and query vectors in a small cache of their own.
+coverage. Before a search's runs start, the runner hands it every prompt (`prepare_batch`), and the snippets
+not embedded yet are embedded in one call; a run that still misses a vector has it embedded in a micro-batch
+shared with concurrent runs. Embedding runs in a worker thread; snippet vectors are kept in an `EmbeddingCache`
+the index can fill and persist, and query vectors in a small cache of their own.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -95,6 +98,22 @@ class LocalJudgeModel(DecisionModel):
             usage=RequestUsage(),
         )
 
+    async def prepare_batch(self, instructions: str, prompts: Sequence[str]) -> None:
+        """Embed the query and every snippet without a cached vector now, in one call.
+
+        Left to the runs, which come `concurrency` at a time, snippets would be embedded a handful per ONNX
+        call with the framework's work in between; one call sorts them all by length and fills its batches
+        (128 snippets at 128 tokens: 96 snippets/s against 72 in batches of eight).
+        """
+        texts = [text for prompt in prompts if (text := _embedded_text(prompt)) is not None]
+        missing = [text for text in dict.fromkeys(texts) if self.cache.get(text) is None]
+        query = read_query(instructions)
+        query_ready = self._query_vector(query) if query is not None else asyncio.sleep(0)
+        snippets_ready = asyncio.to_thread(self.embedder.embed_snippets, missing)
+        _, vectors = await asyncio.gather(query_ready, snippets_ready)
+        for text, vector in zip(missing, vectors, strict=True):
+            self.cache.put(text, vector)
+
     async def judge(self, query: str, text: str) -> Judgment:
         """Score one embedded snippet text (`snippet_text(...)`) against a query."""
         query_vector, snippet_vector = await asyncio.gather(self._query_vector(query), self._snippet_vector(text))
@@ -131,14 +150,22 @@ def _read(request: DecisionRequest) -> tuple[str, str]:
         None,
     )
     prompt = request.state if isinstance(request.state, str) else _last_prompt(request)
-    snippet = read_snippet(prompt) if prompt is not None else None
-    if query is None or snippet is None:
+    text = _embedded_text(prompt) if prompt is not None else None
+    if query is None or text is None:
         raise UserError(
             "The local judge needs a run built with smartsearch's `instructions(query)` and "
             "`framed_snippet(snippet)`; it could not read the query or the snippet back."
         )
+    return query, text
+
+
+def _embedded_text(prompt: str) -> str | None:
+    """What is embedded for the snippet framed in `prompt` (`snippet_text`), or None if there is no frame."""
+    snippet = read_snippet(prompt)
+    if snippet is None:
+        return None
     attributes, code = snippet
-    return query, snippet_text(attributes.get("path", ""), attributes.get("symbol"), code)
+    return snippet_text(attributes.get("path", ""), attributes.get("symbol"), code)
 
 
 def _last_prompt(request: DecisionRequest) -> str | None:
