@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,20 @@ def test_round_trip(tmp_path: Path) -> None:
     path = store.index_path(tmp_path, tmp_path / "root")
     assert store.save(path, {"root": "x", "files": {"a.py": 1}})
     assert store.load(path) == {"root": "x", "files": {"a.py": 1}}
+
+
+def test_loading_holds_the_file_once_beside_what_it_unpickles(tmp_path: Path) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    size = 20_000_000
+    store.save(path, {"blob": bytes(size)})
+    tracemalloc.start()
+    try:
+        loaded = store.load(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert loaded is not None and len(loaded["blob"]) == size
+    assert peak < 2.3 * size, peak / size  # the file's bytes and the payload; no copies of the file's body
 
 
 def test_truncated_or_corrupted_files_are_a_miss(tmp_path: Path) -> None:
