@@ -1,6 +1,7 @@
 """`smartsearch query ...`: the engine at a terminal, for people and scripts.
 
-The index is persisted between runs (like the server's), so the second query on a root starts warm.
+The index is persisted between runs (like the server's), so the second query on a root starts warm; so are the
+snippet vectors a search with the embedded judge computed, so a later query does not embed them again.
 Output follows ripgrep's habits: 1-based lines, `path:start-end` first, exit 0 with matches, 1 with none,
 2 on an error with the message on stderr. `--json` prints one object: the contract's result with lines
 instead of LSP ranges.
@@ -132,7 +133,10 @@ async def _query(args: argparse.Namespace) -> int:
         context=params.context,
         expand_related=params.expand_related,
     )
+    embedded_before = dense.progress()[0] if dense is not None else 0
     result = await search(request, judge, JudgmentCache())
+    if dense is not None and (dense.adopt_cached() or dense.progress()[0] > embedded_before):
+        dense.persist()  # what this search embedded is not embedded again by the next one
     if args.json:
         print(json.dumps(to_json(result), indent=2))
     else:

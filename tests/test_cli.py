@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from smartsearch_ls.index import store
 from tests.conftest import SAMPLE_PROJECT, write_tree
 from tests.support.model_servers import ModelServer
 
@@ -72,3 +73,14 @@ def test_the_default_judge_is_local_and_needs_no_network(project: Path, tmp_path
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["judge"] == "local" and result["matches"][0]["symbol"] == "parse_config_file"
+
+
+def test_the_vectors_a_search_computed_are_kept_for_the_next_run(project: Path, tmp_path: Path) -> None:
+    done = run(["query", "read the JSON configuration file", "--root", str(project), "--json"], None, tmp_path)
+    assert done.returncode == 0, done.stderr
+    coverage = json.loads(done.stdout)["coverage"]
+    assert coverage["judged"] == coverage["snippets"]  # a project this small is judged whole
+    (vectors,) = (tmp_path / "smartsearch-ls" / "dense").iterdir()
+    payload = store.load(vectors)
+    assert payload is not None and payload["root"] == str(project.resolve())
+    assert len(payload["keys"]) == coverage["snippets"]  # the shortlist's and the judge's alike

@@ -159,6 +159,25 @@ class DenseIndex:
             self._sync_rows(docs)
             return int((self._doc_rows[docs] >= 0).sum()) if len(docs) else 0
 
+    def adopt_cached(self) -> int:
+        """Give live snippets without a vector the one the judge's cache holds for them; how many got one.
+
+        A search's judge embeds the candidates the shortlist did not; adopting its vectors lets `persist` keep
+        them, so the next one-shot command does not embed them again. Nothing is embedded here.
+        """
+        encoder = self._encoder()
+        if encoder is None:
+            return 0
+        with self.index.lock, self._lock:
+            self._sync()
+            docs = self._missing(self._live_docs())
+            for doc in docs.tolist():
+                key = self._doc_keys[doc]
+                if key is not None and (vector := encoder.cache.get_key(key)) is not None:
+                    self._store(key, vector)
+            self._sync_rows(docs)
+            return int((self._doc_rows[docs] >= 0).sum()) if len(docs) else 0
+
     def query_vector(self, query: str) -> npt.NDArray[np.float32] | None:
         """The query's unit vector, or None without a model."""
         encoder = self._encoder()

@@ -8,7 +8,8 @@ The index, the excerpts returned to the editor and the judgment cache keep the o
 leaves for judging is redacted. Line breaks are kept, so the judged text has the snippet's line count.
 
 Patterns are the well-known shapes of provider tokens plus assignments whose name says "secret" and whose
-value is a quoted literal (`password = "..."`); names alone (`token = get_token()`) are not secrets.
+value is a quoted literal (`password = "..."`); names alone (`token = get_token()`) are not secrets, nor are
+values made of placeholders (`token = f"{user}-{time.time()}"`, under 4 characters left without them).
 Counting: each search reports how many of its shortlisted snippets had something redacted, through the
 `RedactionTally` a front end installs with `tally_redactions()` (the judge runner adds to it).
 """
@@ -55,6 +56,14 @@ _ENV_ASSIGNMENT = re.compile(
 )
 
 
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+def _built_from_placeholders(found: re.Match[str]) -> bool:
+    """Whether a quoted value is a template of other values rather than a literal that could be a secret."""
+    return len(_PLACEHOLDER.sub("", found["value"])) < 4
+
+
 def _mark(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
@@ -75,10 +84,18 @@ def redact(text: str) -> Redacted:
     """`text` with every secret replaced by `[REDACTED:<kind>]`; newlines are kept."""
     kinds: list[str] = []
 
-    def sub(kind: str, pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str], source: str) -> str:
+    def sub(
+        kind: str,
+        pattern: re.Pattern[str],
+        replace: Callable[[re.Match[str]], str],
+        source: str,
+        harmless: Callable[[re.Match[str]], bool] = lambda found: False,
+    ) -> str:
         def one(found: re.Match[str]) -> str:
             if "[REDACTED:" in found[0] and pattern is not _PRIVATE_KEY:
                 return found[0]  # already redacted by an earlier, more specific pattern
+            if harmless(found):
+                return found[0]
             kinds.append(kind)
             return replace(found)
 
@@ -90,7 +107,13 @@ def redact(text: str) -> Redacted:
         text = sub(kind, pattern, lambda m, k=kind: _mark(k), text)
     text = sub("bearer-token", _BEARER, lambda m: m[1] + _mark("bearer-token"), text)
     text = sub("url-password", _URL_PASSWORD, lambda m: m[1] + _mark("password") + m[3], text)
-    text = sub("assignment", _QUOTED_ASSIGNMENT, lambda m: f"{m['lead']}{m['q']}{_mark('secret')}{m['q']}", text)
+    text = sub(
+        "assignment",
+        _QUOTED_ASSIGNMENT,
+        lambda m: f"{m['lead']}{m['q']}{_mark('secret')}{m['q']}",
+        text,
+        harmless=_built_from_placeholders,
+    )
     text = sub("assignment", _ENV_ASSIGNMENT, lambda m: m["lead"] + _mark("secret"), text)
     return Redacted(text, tuple(kinds))
 

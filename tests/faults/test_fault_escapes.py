@@ -165,8 +165,16 @@ async def test_redaction_keeps_code_and_line_count() -> None:
     assert set(redacted.kinds) >= {"openai-key", "aws-access-key", "github-token", "private-key", "bearer-token"}
     assert not any(value in redacted.text for value in SECRETS.values())
     assert "def gateway_headers():" in redacted.text and "OPENAI_API_KEY = " in redacted.text
-    for harmless in ("token = get_token()", 'password = ""', 'f"Bearer {token}"', "def check_password(password):"):
+    for harmless in (
+        "token = get_token()",
+        'password = ""',
+        'f"Bearer {token}"',
+        "def check_password(password):",
+        'token = f"{user}-{time.time()}"',
+        'secret_path = "{root}/{name}".format(root=root, name=name)',
+    ):
         assert redact(harmless).count == 0, harmless
+    assert redact('password = f"hunter2-{suffix}"').text == 'password = f"[REDACTED:secret]"'  # a literal part
 
 
 async def test_a_prompt_injection_stays_inside_the_frame_and_gains_nothing(

@@ -33,7 +33,10 @@ class EmbeddingCache:
 
     def get(self, text: str) -> np.ndarray | None:
         """The vector of `text`, if it was stored."""
-        key = content_key(text)
+        return self.get_key(content_key(text))
+
+    def get_key(self, key: str) -> np.ndarray | None:
+        """The vector stored under `content_key(text)`, for callers that keep keys rather than texts."""
         with self._lock:
             vector = self._vectors.get(key)
             if vector is not None:
