@@ -17,6 +17,19 @@ def test_round_trip(tmp_path: Path) -> None:
     assert store.load(path) == {"root": "x", "files": {"a.py": 1}}
 
 
+def test_saving_streams_into_the_file_instead_of_pickling_a_copy_in_memory(tmp_path: Path) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    payload = {"blob": bytes(20_000_000), "rows": [str(i) for i in range(100_000)]}
+    tracemalloc.start()
+    try:
+        assert store.save(path, payload)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 12_000_000, peak  # the pickler's memo and frames (~6 MB here), not a copy of the 20+ MB pickle
+    assert store.load(path) == payload
+
+
 def test_loading_holds_the_file_once_beside_what_it_unpickles(tmp_path: Path) -> None:
     path = store.index_path(tmp_path, tmp_path / "root")
     size = 20_000_000
