@@ -133,9 +133,10 @@ async def _query(args: argparse.Namespace) -> int:
         context=params.context,
         expand_related=params.expand_related,
     )
-    embedded_before = dense.progress()[0] if dense is not None else 0
+    keeps_vectors = dense is not None and judge is not None  # symbol and path searches embed nothing
+    embedded_before = dense.progress()[0] if dense is not None and keeps_vectors else 0
     result = await search(request, judge, JudgmentCache())
-    if dense is not None and (dense.adopt_cached() or dense.progress()[0] > embedded_before):
+    if dense is not None and keeps_vectors and (dense.adopt_cached() or dense.progress()[0] > embedded_before):
         dense.persist()  # what this search embedded is not embedded again by the next one
     if args.json:
         print(json.dumps(to_json(result), indent=2))

@@ -83,7 +83,7 @@ class _HashingWriter:
         self._handle = handle
         self.digest = hashlib.blake2b(digest_size=16)
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: bytes | memoryview | pickle.PickleBuffer) -> int:
         self.digest.update(data)
         return self._handle.write(data)
 

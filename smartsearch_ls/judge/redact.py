@@ -9,7 +9,7 @@ leaves for judging is redacted. Line breaks are kept, so the judged text has the
 
 Patterns are the well-known shapes of provider tokens plus assignments whose name says "secret" and whose
 value is a quoted literal (`password = "..."`); names alone (`token = get_token()`) are not secrets, nor are
-values made of placeholders (`token = f"{user}-{time.time()}"`, under 4 characters left without them).
+templates made of other values (`token = f"{user}-{time.time()}"`: under 4 characters left without their fields).
 Counting: each search reports how many of its shortlisted snippets had something redacted, through the
 `RedactionTally` a front end installs with `tally_redactions()` (the judge runner adds to it).
 """
@@ -56,12 +56,22 @@ _ENV_ASSIGNMENT = re.compile(
 )
 
 
-_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_TEMPLATE_FIELD = re.compile(r"\{(?:[A-Za-z_][A-Za-z0-9_.]*(?:\([^{}]*\)|\[[^{}]*\])*|[0-9]*)(?:![rsa])?(?::[^{}]*)?\}")
+"""A replacement field of an f-string or `str.format`: `{user}`, `{self.name!r}`, `{time.time()}`, `{0}`, `{}`."""
 
 
 def _built_from_placeholders(found: re.Match[str]) -> bool:
-    """Whether a quoted value is a template of other values rather than a literal that could be a secret."""
-    return len(_PLACEHOLDER.sub("", found["value"])) < 4
+    """Whether a quoted value is a template of other values rather than a literal that could be a secret.
+
+    Only an f-string, or a string `.format(...)` is called on, is a template; `{{`/`}}` are literal braces there,
+    and a field must name a value. What is left must be under 4 characters: `f"{user}-{time.time()}"` is not a
+    secret, `f"hunter2-{suffix}"`, `"{hunter2}"` and `"${s3cr3t}"` are treated as one.
+    """
+    template = found["lead"][-1:] in ("f", "F") or found.string.startswith(".format(", found.end())
+    if not template:
+        return False
+    literal = _TEMPLATE_FIELD.sub("", found["value"].replace("{{", "\0\0").replace("}}", "\0\0"))
+    return len(literal) < 4
 
 
 def _mark(kind: str) -> str:

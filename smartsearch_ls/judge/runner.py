@@ -16,15 +16,19 @@ refused connection, a timeout, an answer out of shape or out of range) fails the
 Secrets in a snippet are redacted before it is framed (`redact`); when the front end installed a
 `RedactionTally`, each shortlisted snippet with something redacted is counted in it.
 
-A model that does better with the whole batch in view (`PreparesBatches`: the embedded judge embeds every
-snippet in one go instead of `concurrency` at a time) is shown all the prompts before the runs start; each
-snippet is still judged in its own run.
+A model that does better with the whole batch in view (`PreparesBatches`: the embedded judge embeds the
+snippets in calls of up to 128 instead of `concurrency` at a time) is shown all the prompts before the runs
+start; each snippet is still judged in its own run. Preparing has `judge.timeout` (which is per judgment) as a
+whole; if it runs out, the runs go ahead and do what is left, each within its own timeout, so a short timeout
+that the judgments meet one by one never fails a search because the batch was large. A preparation that fails
+fails the search, as a judgment would.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -45,6 +49,8 @@ from pydantic_ai.models import Model
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
 from smartsearch_ls.judge.redact import current_tally, redact
+
+log = logging.getLogger(__name__)
 
 CACHE_ENTRIES = 100_000
 """About 10 MB of keys: a day of searching in a large repository before the oldest judgments go."""
@@ -142,8 +148,8 @@ async def judge_snippets(
         try:
             async with asyncio.timeout(config.timeout):
                 await config.model.prepare_batch(instructions(query), list(prompts.values()))
-        except TimeoutError as error:
-            raise timed_out(config) from error
+        except TimeoutError:  # preparing only saves time: the runs do what is left, each within the timeout
+            log.info("judge %s did not finish preparing %d prompts in %g s", config.name, len(prompts), config.timeout)
         except Exception as error:
             raise JudgeFailed(describe_failure(config.name, error)) from error
     agent = Agent(config.model, output_type=Relevance, instructions=instructions(query), retries=0, name="smartsearch")
@@ -193,7 +199,7 @@ async def judge_snippets(
 
 
 def timed_out(config: JudgeConfig) -> JudgeFailed:
-    """The failure of a judgment (or of preparing for them) that outlived `judge.timeout`."""
+    """The failure of a judgment that outlived `judge.timeout`."""
     return JudgeFailed(
         f"Judge {config.name} did not answer within {config.timeout:g} s: raise `judge.timeout`, "
         "lower `concurrency`, or check the model service. No partial result was returned."

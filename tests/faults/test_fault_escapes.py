@@ -172,9 +172,17 @@ async def test_redaction_keeps_code_and_line_count() -> None:
         "def check_password(password):",
         'token = f"{user}-{time.time()}"',
         'secret_path = "{root}/{name}".format(root=root, name=name)',
+        'token = f"{self.prefix!r}:{value:>8}"',
     ):
         assert redact(harmless).count == 0, harmless
-    assert redact('password = f"hunter2-{suffix}"').text == 'password = f"[REDACTED:secret]"'  # a literal part
+    for secret in (
+        'password = f"hunter2-{suffix}"',  # a template, but with a literal part
+        'password = "{hunter2}"',  # braces, but not a template
+        'client_secret = "{a8f5f167f44f4964e6c998dee827110c}"',
+        'secret = f"{{Tr0ub4dor&3xyz}}"',  # doubled braces are literal text in an f-string
+        'DB_PASSWORD = "${s3cr3tP4ss}"',
+    ):
+        assert redact(secret).count == 1 and "[REDACTED:secret]" in redact(secret).text, secret
 
 
 async def test_a_prompt_injection_stays_inside_the_frame_and_gains_nothing(

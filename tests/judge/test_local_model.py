@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -150,18 +151,25 @@ async def test_a_search_embeds_its_snippets_in_one_call_not_a_concurrency_at_a_t
 async def test_a_cancelled_search_stops_embedding_after_the_chunk_in_hand(model, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(model_module, "PREPARE_CHUNK", 4)
     counting = CountingEmbedder(model.embedder)
-    slow_embed = counting.embed_snippets
-    counting.embed_snippets = lambda texts: (time.sleep(0.2), slow_embed(texts))[1]  # type: ignore[method-assign]
+    first_chunk = threading.Event()
+    embed = counting.embed_snippets
+
+    def slow(texts: list[str]) -> np.ndarray:
+        if texts != ["sum the values"]:
+            first_chunk.set()
+            time.sleep(0.3)
+        return embed(texts)
+
+    counting.embed_snippets = slow  # type: ignore[method-assign]
     config = JudgeConfig(LocalJudgeModel(counting), "local")  # type: ignore[arg-type]
     search = asyncio.create_task(judge_snippets(config, "sum the values", many_snippets(20, "x"), JudgmentCache()))
-    await asyncio.sleep(0.5)  # the query, then the first chunk of four, are under way
+    assert await asyncio.to_thread(first_chunk.wait, 30)
     search.cancel()
     with pytest.raises(asyncio.CancelledError):
         await search
-    await asyncio.sleep(0.6)
+    await asyncio.sleep(1.0)  # time for three more chunks, had the preparation gone on
     chunks = [texts for texts in counting.calls if texts != ["sum the values"]]
-    assert chunks and all(len(texts) == 4 for texts in chunks)
-    assert len(chunks) <= 2, chunks  # not all five: the rest never started
+    assert [len(texts) for texts in chunks] == [4]  # the chunk in hand finished; the other four never started
 
 
 async def test_event_loop_keeps_ticking_during_inference(model):

@@ -106,13 +106,13 @@ async def test_a_failure_to_prepare_fails_the_search_before_any_run() -> None:
     assert not calls
 
 
-async def test_preparing_counts_against_the_judge_timeout() -> None:
+async def test_a_preparation_that_outlives_the_timeout_only_hands_the_work_to_the_runs() -> None:
     calls: list[str] = []
-    config = JudgeConfig(PreparingModel(calls, [], stall=5.0), "preparing", timeout=0.2)
+    config = JudgeConfig(PreparingModel(calls, [], stall=5.0), "preparing", timeout=0.3)
     started = time.monotonic()
-    with pytest.raises(JudgeFailed, match=r"Judge preparing did not answer within 0.2 s"):
-        await judge_snippets(config, "q", SNIPPETS, JudgmentCache())
-    assert time.monotonic() - started < 2 and not calls
+    scores = await judge_snippets(config, "reject expired sessions", SNIPPETS, JudgmentCache())
+    assert time.monotonic() - started < 2
+    assert scores == pytest.approx([0.81, 0.01]) and len(calls) == 2  # every snippet judged by its own run
 
 
 async def test_one_failure_fails_the_search_and_names_the_judge() -> None:

@@ -4,7 +4,7 @@ A decision model is asked each bounded float field of `Relevance` as a yes/no an
 This one reads the query back out of the agent's instructions and the snippet out of the framed user prompt
 (`read_query`, `read_snippet`), embeds both with MiniLM, and answers from the calibrated cosine and word
 coverage. Before a search's runs start, the runner hands it every prompt (`prepare_batch`), and the snippets
-not embedded yet are embedded in one call; a run that still misses a vector has it embedded in a micro-batch
+not embedded yet are embedded in calls of up to 128; a run that still misses a vector has it embedded in a micro-batch
 shared with concurrent runs. Embedding runs in a worker thread; snippet vectors are kept in an `EmbeddingCache`
 the index can fill and persist, and query vectors in a small cache of their own.
 """
@@ -107,7 +107,7 @@ class LocalJudgeModel(DecisionModel):
         """Embed the query and every snippet without a cached vector now, in as few calls as `PREPARE_CHUNK` allows.
 
         Left to the runs, which come `concurrency` at a time, snippets would be embedded a handful per ONNX
-        call with the framework's work in between; one call sorts them all by length and fills its batches
+        call with the framework's work in between; a call sorts its snippets by length and fills its batches
         (128 snippets at 128 tokens: 96 snippets/s against 72 in batches of eight). It goes `PREPARE_CHUNK`
         snippets per worker-thread call, so a cancelled search stops embedding within one chunk.
         """
