@@ -84,3 +84,10 @@ def test_the_vectors_a_search_computed_are_kept_for_the_next_run(project: Path, 
     payload = store.load(vectors)
     assert payload is not None and payload["root"] == str(project.resolve())
     assert len(payload["keys"]) == coverage["snippets"]  # the shortlist's and the judge's alike
+
+
+def test_a_symbol_search_does_not_load_the_embedded_model(project: Path, tmp_path: Path) -> None:
+    done = run(["query", "SessionStore", "--root", str(project), "--mode", "symbol", "--json"], None, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["matches"][0]["symbol"] == "SessionStore"
+    assert not (tmp_path / "smartsearch-ls" / "models").exists()  # nothing loaded, so nothing re-quantized
