@@ -156,8 +156,8 @@ def _behavior_warnings(
         )
     if found.dense_used and found.dense_coverage < 1 and not coverage.complete:
         warnings.append(
-            f"The semantic shortlist covered {int(found.dense_coverage * 100)}% of snippets (embedding in "
-            "progress); the rest could be found by their words only."
+            f"The semantic shortlist covered {int(found.dense_coverage * 100)}% of snippets (the others are not "
+            "embedded yet); the rest could be found by their words only."
         )
     if coverage.skipped_files:
         reasons = ", ".join(f"{n} {reason}" for reason, n in coverage.skipped_by_reason.items())

@@ -129,13 +129,14 @@ async def test_a_search_reports_semantic_coverage(index: RootIndex) -> None:
     request = SearchRequest(QUERY, [Scope(index)], candidates=2, mode="behavior", dense=[dense])
     partial = await search(request, judge, JudgmentCache())
     assert partial.coverage.semantic == round(2 / index.snippet_count, 3)
-    assert any("semantic shortlist covered 40% of snippets (embedding in progress)" in w for w in partial.warnings)
+    expected = "semantic shortlist covered 40% of snippets (the others are not embedded yet)"
+    assert any(expected in w for w in partial.warnings)
 
     dense.embed_pending(100)
     full = await search(request, judge, JudgmentCache())
     assert full.coverage.semantic == 1.0
     assert full.matches[0].symbol == TARGET
-    assert not any("embedding in progress" in w for w in full.warnings)
+    assert not any("not embedded yet" in w for w in full.warnings)
     assert any("lexical and semantic shortlist" in w for w in full.warnings)
 
     lexical = await search(SearchRequest(QUERY, [Scope(index)], candidates=2, mode="behavior"), judge, JudgmentCache())
