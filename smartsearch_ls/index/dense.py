@@ -135,23 +135,25 @@ class DenseIndex:
 
     # -- search ---------------------------------------------------------------------------------------
 
-    def embed(self, docs: Docs) -> int:
-        """Give these doc ids a vector where they lack one (the judge's cached vector, or a fresh one)."""
+    def embed(self, docs: Docs, *, compute: bool = True) -> int:
+        """Give these doc ids a vector where they lack one: the judge's cached vector, else (with `compute`) a
+        fresh one. How many of those that lacked one have one now."""
         encoder = self._encoder()
         if encoder is None or not len(docs):
             return 0
-        work: dict[str, str] = {}
+        work: dict[str, Snippet] = {}
         with self.index.lock, self._lock:
             self._sync()
             docs = self._missing(docs)
             for doc in docs.tolist():
                 key, snippet = self._doc_keys[doc], self.index.snippets[doc]
                 if key is not None and snippet is not None:
-                    work.setdefault(key, snippet_text(snippet.path, snippet.symbol, snippet.text))
-        vectors = {key: vector for key, text in work.items() if (vector := encoder.cache.get(text)) is not None}
-        fresh = [key for key in work if key not in vectors]
+                    work.setdefault(key, snippet)
+        vectors = {key: vector for key in work if (vector := encoder.cache.get_key(key)) is not None}
+        fresh = [key for key in work if key not in vectors] if compute else []
         if fresh:
-            vectors.update(zip(fresh, encoder.embedder.embed_snippets([work[key] for key in fresh]), strict=True))
+            texts = [snippet_text(work[key].path, work[key].symbol, work[key].text) for key in fresh]
+            vectors.update(zip(fresh, encoder.embedder.embed_snippets(texts), strict=True))
         with self._lock:
             for key, vector in vectors.items():
                 self._store(key, vector)
@@ -165,18 +167,9 @@ class DenseIndex:
         A search's judge embeds the candidates the shortlist did not; adopting its vectors lets `persist` keep
         them, so the next one-shot command does not embed them again. Nothing is embedded here.
         """
-        encoder = self._encoder()
-        if encoder is None:
-            return 0
-        with self.index.lock, self._lock:
-            self._sync()
-            docs = self._missing(self._live_docs())
-            for doc in docs.tolist():
-                key = self._doc_keys[doc]
-                if key is not None and (vector := encoder.cache.get_key(key)) is not None:
-                    self._store(key, vector)
-            self._sync_rows(docs)
-            return int((self._doc_rows[docs] >= 0).sum()) if len(docs) else 0
+        with self.index.lock:
+            live = self._live_docs()
+        return self.embed(live, compute=False)
 
     def query_vector(self, query: str) -> npt.NDArray[np.float32] | None:
         """The query's unit vector, or None without a model."""

@@ -179,7 +179,10 @@ async def judge_snippets(
             except JudgeFailed:
                 raise
             except TimeoutError as error:
-                raise timed_out(config) from error
+                raise JudgeFailed(
+                    f"Judge {config.name} did not answer within {config.timeout:g} s: raise `judge.timeout`, "
+                    "lower `concurrency`, or check the model service. No partial result was returned."
+                ) from error
             except Exception as error:
                 raise JudgeFailed(describe_failure(config.name, error)) from error
         score = max(0.0, min(1.0, output.score))
@@ -196,14 +199,6 @@ async def judge_snippets(
     except* JudgeFailed as failures:
         raise failures.exceptions[0] from None
     return [s if s is not None else 0.0 for s in scores]
-
-
-def timed_out(config: JudgeConfig) -> JudgeFailed:
-    """The failure of a judgment that outlived `judge.timeout`."""
-    return JudgeFailed(
-        f"Judge {config.name} did not answer within {config.timeout:g} s: raise `judge.timeout`, "
-        "lower `concurrency`, or check the model service. No partial result was returned."
-    )
 
 
 def retry_after(error: BaseException) -> float | None:
