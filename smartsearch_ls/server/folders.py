@@ -40,6 +40,10 @@ EMBED_AFTER_EDIT_SECONDS = 2.0
 EMBED_BATCH = 8
 """Snippets embedded per background step (~0.3 s of CPU): small, so a search never waits long behind one."""
 
+EMBED_REPORT_SECONDS = 1.0
+"""Background embedding is reported (and its total re-counted) at most this often, not after every batch: a
+45k-snippet root was ~5,500 `$/progress` notifications, each after a walk of every snippet."""
+
 EmbeddingProgress = Callable[[Path, int, int, bool], None]
 """Called on the event loop with (root, snippets embedded, snippets in all, finished)."""
 
@@ -177,14 +181,18 @@ class Folders:
         try:
             if not await asyncio.to_thread(dense.available):
                 return  # no weights: the shortlist stays lexical, and coverage says so
-            embedded, total = await asyncio.to_thread(dense.progress)
-            while embedded < total:
+            loop = asyncio.get_running_loop()
+            reported = -EMBED_REPORT_SECONDS  # the first batch is reported at once: it begins the progress
+            while True:
                 await self._idle.wait()
                 if not await asyncio.to_thread(dense.embed_pending, EMBED_BATCH):
-                    break
-                embedded, total = await asyncio.to_thread(dense.progress)
-                if self.embedding_progress is not None:
-                    self.embedding_progress(root, embedded, total, False)
+                    break  # every live snippet has a vector
+                if loop.time() - reported >= EMBED_REPORT_SECONDS:
+                    reported = loop.time()
+                    embedded, total = await asyncio.to_thread(dense.progress)
+                    if self.embedding_progress is not None:
+                        self.embedding_progress(root, embedded, total, False)
+            embedded, total = await asyncio.to_thread(dense.progress)
             await asyncio.to_thread(dense.persist)
             log.info("embeddings ready for %s: %d of %d snippets", root, embedded, total)
         except Exception:  # the dense side is an optimisation: losing it must never hurt the server

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from smartsearch_ls.index import dense as dense_module
 from smartsearch_ls.index import store
 from smartsearch_ls.index.dense import DenseIndex, Encoder, dense_path
 from smartsearch_ls.index.root_index import RootIndex
@@ -106,6 +107,28 @@ def test_an_edit_re_embeds_only_the_changed_snippet(tmp_path: Path, embedder: Co
     assert embedder.texts == [
         snippet_text("shapes/area.py", "square_area", "def square_area(side):\n    return side ** 2")
     ]
+    assert dense.progress() == (index.snippet_count, index.snippet_count)
+
+
+def test_background_batches_take_snippets_of_similar_length_and_reach_every_one(
+    tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch is padded to its longest text, so a batch of short snippets must not carry a long one."""
+    long_body = "    total = 0\n" + "    total += 1\n" * 30 + "    return total\n"
+    source = "\n\n".join(f"def f{i}():\n" + (long_body if i % 2 == 0 else "    return 1\n") for i in range(12))
+    index = RootIndex(write_tree(tmp_path / "ws", {"mixed.py": source}), cache_dir=tmp_path / "cache")
+    index.refresh()
+    monkeypatch.setattr(dense_module, "PENDING_WINDOW", 6)
+    dense = dense_of(index, embedder)
+    batches: list[list[str]] = []
+    while True:
+        before = len(embedder.texts)
+        if not dense.embed_pending(3):
+            break
+        batches.append(embedder.texts[before:])
+    assert not any("total += 1" in text for text in batches[0])  # the 3 short ones of the first 6, not f0-f2
+    symbols = sorted(text.splitlines()[0] for text in embedder.texts)
+    assert symbols == sorted(f"mixed.py :: f{i}" for i in range(12))  # each once
     assert dense.progress() == (index.snippet_count, index.snippet_count)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from tests.conftest import write_tree
 from tests.server.conftest import Session, start_session
 from tests.support.model_servers import ModelServer
 
@@ -91,6 +92,33 @@ async def test_snippets_are_embedded_in_the_background_with_progress(
         assert embedded == total and int(total) > 0
         result = await session.query(query="reject expired sessions")
         assert result.coverage.semantic == 1.0 and result.matches
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()
+
+
+async def test_background_embedding_reports_progress_at_most_once_a_second(
+    model_server: ModelServer, tmp_path: Path
+) -> None:
+    """Not a notification per batch of eight: a large root's embedding would send thousands."""
+    module = "\n\n".join(f"def f{j}(x):\n    return x + {j}\n" for j in range(20))
+    files = {f"pkg/m{i}.py": module.replace("def f", f"def m{i}_f") for i in range(12)}
+    root = write_tree(tmp_path / "ws", files)  # 240 snippets: 30 batches
+    session = await start_session(root, model_server, tmp_path / "cache", settings={"semantic": True})
+    loop = asyncio.get_running_loop()
+    try:
+        began = ended = None
+        deadline = loop.time() + 120
+        while ended is None and loop.time() < deadline:
+            for values in session.client.progress_reports.values():
+                if any(r.kind == "begin" and r.title.startswith("Embedding") for r in values):
+                    began = began or loop.time()
+                    if any(r.kind == "end" for r in values):
+                        ended, reports = loop.time(), values
+            await asyncio.sleep(0.05)
+        assert began is not None and ended is not None, "background embedding never finished"
+        assert reports[-1].message == "240 of 240 snippets embedded"
+        assert sum(r.kind == "report" for r in reports) <= (ended - began) + 2
     finally:
         await session.client.shutdown_session()
         await session.client.stop()
