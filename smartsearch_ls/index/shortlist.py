@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.discovery.reading import SkipReason
 from smartsearch_ls.index.dense import DenseIndex
@@ -73,6 +74,9 @@ class Shortlist:
     """Cosines took part in the ranking: some scope had an embedding index, a model, and embedded snippets."""
     embedded: int = 0
     """In-scope snippets that had a vector, so the semantic side could pick them."""
+    documentation: int = 0
+    """Snippets of prose documentation left out (`documentation=False`): counted in `files` (their files) but not
+    in `snippets`, which are the snippets the shortlist chose from."""
 
     @property
     def dense_coverage(self) -> float:
@@ -101,24 +105,35 @@ def shortlist(
     dense: Sequence[DenseIndex] = (),
     *,
     embed_missing: int | None = None,
+    documentation: bool = True,
 ) -> Shortlist:
     """The best `candidates` snippets of all scopes for `query`, best first.
 
     `dense` holds the embedding indexes of the scopes' roots (matched by `index`); with none, or without a
     model, the ranking is BM25 alone. Up to `embed_missing` (default `candidates`) of the best lexical
     candidates that lack a vector are embedded now, ~40 CPU-ms each; 0 never embeds at search time.
+    `documentation=False` leaves prose documentation files out (`discovery.documentation`), except those a
+    scope's glob names.
     """
     weights = query_weights(query)
     by_root = {id(d.index): d for d in dense}
     budget = candidates if embed_missing is None else embed_missing
     query_vector: Scores | None = None
     per_scope: list[tuple[RootIndex, npt.NDArray[np.int64], Scores, Scores | None, set[int]]] = []
-    files = snippets = matched = embedded = 0
+    files = snippets = matched = embedded = left_out = 0
     skipped: Counter[SkipReason] = Counter()
     for scope in scopes:
         index = scope.index
         with index.lock:
-            entries = [(p, e) for p, e in index.files.items() if scope.contains(p)]
+            entries = []
+            for path, entry in index.files.items():
+                if not scope.contains(path):
+                    continue
+                if not documentation and is_documentation(path) and not scope.globs.names(path):
+                    files += 1
+                    left_out += len(entry.docs)
+                else:
+                    entries.append((path, entry))
             docs = np.fromiter((d for _, e in entries for d in e.docs), dtype=np.int64)
             unsaved = {d for _, e in entries if e.unsaved for d in e.docs}
             scores = index.bm25.scores(weights)[docs] if len(docs) else np.zeros(0, dtype=np.float32)
@@ -158,7 +173,7 @@ def shortlist(
             chosen.append(Candidate(index, snippet, score, doc in unsaved))
     for semantic in dense:
         semantic.share(c.snippet for c in chosen if c.index is semantic.index)
-    return Shortlist(chosen, files, skipped, snippets, matched, dense_used, embedded)
+    return Shortlist(chosen, files, skipped, snippets, matched, dense_used, embedded, left_out)
 
 
 def _best(scores: Scores, eligible: npt.NDArray[np.bool_], count: int) -> npt.NDArray[np.int64]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
 from smartsearch_ls.judge.runner import JudgeConfig, Judged, JudgmentCache, judge_snippets
@@ -63,7 +64,12 @@ async def _behavior_search(
 ) -> SearchResult:
     found = await asyncio.to_thread(
         lambda: shortlist(
-            request.scopes, request.query, request.candidates, request.dense, embed_missing=request.embed_missing
+            request.scopes,
+            request.query,
+            request.candidates,
+            request.dense,
+            embed_missing=request.embed_missing,
+            documentation=asks_for_documentation(request.query),
         )
     )
     snippets = [c.snippet for c in found.candidates]
@@ -126,6 +132,7 @@ def _coverage(found: Shortlist, judged: int) -> Coverage:
         complete=judged == found.snippets,
         skipped_by_reason={str(reason): n for reason, n in sorted(found.skipped.items())},
         semantic=round(found.dense_coverage, 3) if found.dense_used else None,
+        documentation=found.documentation,
     )
 
 
@@ -139,6 +146,11 @@ def _behavior_warnings(
         warnings.append(
             f"No snippet reached the threshold {request.threshold:g}; this does not prove absence. "
             "Try rephrasing, a narrower directory, or a plain text search."
+        )
+    if found.documentation and not matched:
+        warnings.append(
+            f"{found.documentation} snippets of documentation (Markdown, reStructuredText, READMEs) were not searched: "
+            "behavior searches judge code. Ask about the documentation, or pass a glob such as '*.md', to search it."
         )
     if not coverage.complete and found.snippets and found.dense_used:
         warnings.append(

@@ -58,6 +58,9 @@ class Coverage:
     semantic: float | None = None
     """Behavior mode: the share of in-scope snippets the semantic (embedding) shortlist could pick; None when
     the shortlist was lexical only (no embedding index, no local model, or nothing embedded yet)."""
+    documentation: int = 0
+    """Behavior mode: snippets of prose documentation left out, because the query did not ask about documentation
+    and no glob named the files. Their files count in `files`; the snippets do not count in `snippets`."""
     roots: tuple[str, ...] = ()
     """The directories searched (absolute), one per scope."""
     symbols: int = 0
@@ -94,4 +97,5 @@ def summary(coverage: Coverage) -> str:
         f"{coverage.files} files ({coverage.skipped_files} skipped{': ' + skipped if skipped else ''}), "
         f"{coverage.snippets} snippets, {coverage.shortlisted} shortlisted, {coverage.judged} judged, "
         f"{'complete' if coverage.complete else 'not complete'}"
+        + (f" ({coverage.documentation} documentation snippets left out)" if coverage.documentation else "")
     )

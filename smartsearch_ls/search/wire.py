@@ -52,6 +52,7 @@ def result_wire(
             "complete": coverage.complete,
             "skippedByReason": coverage.skipped_by_reason,
             "semantic": coverage.semantic,
+            "documentation": coverage.documentation,
             "roots": [uri(Path(root)) for root in coverage.roots],
             "symbols": coverage.symbols,
             "searches": list(coverage.searches),

@@ -35,11 +35,13 @@ async def test_a_behavior_query_finds_the_code_and_reports_coverage(session: Ses
     assert 0.5 <= top.relevance <= 1
     assert result.coverage.files == 8 and result.coverage.skippedFiles == 3
     assert result.coverage.judged == result.coverage.shortlisted
+    assert result.coverage.documentation == 1  # README.md: counted, not judged
     test_match = next(m for m in result.matches if m.path.startswith("tests/"))
     assert test_match.kind == "test"
     # nothing hidden or ignored reached the judge
     sent = str(session.judge.recorder.bodies())
     assert "sk-live-secret-value" not in sent and "generated_expired_sessions" not in sent
+    assert "A sample project" not in sent
 
 
 async def test_progress_on_the_requests_token(session: Session) -> None:

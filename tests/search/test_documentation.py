@@ -1,0 +1,91 @@
+"""Behavior searches judge code: prose documentation is left out unless the query or a glob asks for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from smartsearch_ls.discovery.documentation import asks_for_documentation, is_documentation
+from smartsearch_ls.discovery.globs import GlobSet
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.judge.runner import JudgmentCache
+from smartsearch_ls.search.engine import SearchRequest, search
+from tests.conftest import write_tree
+from tests.search.test_engine import coverage_judge
+
+TREE: dict[str, str | bytes] = {
+    "auth/sessions.py": """def reject_expired_session(session, now):
+    if session.expires_at < now:
+        raise PermissionError("expired session")
+    return session
+""",
+    "README.md": "# Sessions\n\nWe reject an expired session with a PermissionError.\n",
+    "docs/sessions.rst": "Sessions\n========\n\nAn expired session is rejected when it is read.\n",
+    "docs/notes.txt": "expired session handling: reject expired sessions\n",
+    "requirements.txt": "session-tools==1.0\n",
+}
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> RootIndex:
+    built = RootIndex(write_tree(tmp_path / "project", TREE))
+    built.refresh()
+    return built
+
+
+@pytest.mark.parametrize(
+    ("path", "prose"),
+    [
+        ("README.md", True),
+        ("docs/guide.rst", True),
+        ("pkg/CHANGELOG", True),
+        ("LICENSE.txt", True),
+        ("docs/api.txt", True),
+        ("requirements.txt", False),
+        ("CMakeLists.txt", False),
+        ("config/settings.toml", False),
+        ("src/readme.py", False),
+        ("fixtures/words.txt", False),
+    ],
+)
+def test_documentation_files_are_told_by_name(path: str, prose: bool) -> None:
+    assert is_documentation(path) is prose
+
+
+def test_queries_about_documentation_are_recognized() -> None:
+    assert asks_for_documentation("where is session expiry documented")
+    assert asks_for_documentation("which docs explain the retry policy")
+    assert not asks_for_documentation("reject expired sessions")
+    assert not asks_for_documentation("parse an XML document")
+
+
+async def test_a_behavior_search_judges_code_and_counts_the_documentation_it_left_out(index: RootIndex) -> None:
+    result = await search(SearchRequest("reject expired session", [Scope(index)]), coverage_judge(), JudgmentCache())
+    assert {m.path for m in result.matches} == {"auth/sessions.py"}
+    cov = result.coverage
+    assert cov.documentation == 3 and cov.files == 5
+    assert cov.snippets == cov.judged == 2 and cov.complete  # the code and requirements.txt, all judged
+    assert not any("documentation" in w for w in result.warnings)  # it found the code: nothing to explain
+
+
+async def test_asking_about_documentation_searches_it(index: RootIndex) -> None:
+    query = "where is rejecting an expired session documented"
+    result = await search(SearchRequest(query, [Scope(index)], threshold=0.2), coverage_judge(), JudgmentCache())
+    assert {"README.md", "docs/sessions.rst"} <= {m.path for m in result.matches}
+    assert result.coverage.documentation == 0
+
+
+async def test_a_glob_that_names_documentation_searches_it(index: RootIndex) -> None:
+    scopes = [Scope(index, "", GlobSet.of(["*.md"]))]
+    result = await search(SearchRequest("reject expired session", scopes), coverage_judge(), JudgmentCache())
+    assert [m.path for m in result.matches] == ["README.md"]
+    assert result.coverage.documentation == 0 and result.coverage.files == 1
+
+
+async def test_finding_nothing_says_the_documentation_was_not_searched(index: RootIndex) -> None:
+    scopes = [Scope(index, "docs")]
+    result = await search(SearchRequest("reject expired session", scopes), coverage_judge(), JudgmentCache())
+    assert not result.matches and result.coverage.documentation == 2
+    assert any("2 snippets of documentation" in w and "'*.md'" in w for w in result.warnings)
