@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.quality import metrics
+from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
@@ -108,7 +109,8 @@ def run_set(
             scopes = [Scope(index)]
             for config, vectors in (("shortlist-bm25", ()), ("shortlist-hybrid", (dense,))):
                 started = time.perf_counter()
-                found = shortlist(scopes, case.query, candidates, vectors)
+                documentation = asks_for_documentation(case.query)
+                found = shortlist(scopes, case.query, candidates, vectors, documentation=documentation)
                 run.seconds[config] += time.perf_counter() - started
                 spans = _spans(found.candidates)
                 run.results[config].append(metrics.QueryResult(spans[:LIMIT], spans))

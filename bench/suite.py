@@ -124,14 +124,15 @@ def docstring_cases(corpus: str, sample: int, log: Callable[[str], None]) -> lis
 def run_baselines(cases: list[metrics.QueryCase], candidates: int) -> dict[str, list[metrics.QueryResult]]:
     from bench.quality import baselines
 
-    out: dict[str, list[metrics.QueryResult]] = {"rg": [], "bm25 (rank-bm25)": []}
-    bm25: dict[str, baselines.Bm25Baseline] = {}
+    out: dict[str, list[metrics.QueryResult]] = {"rg": [], "bm25 (rank-bm25)": [], "bm25-code (rank-bm25)": []}
+    bm25: dict[tuple[str, bool], baselines.Bm25Baseline] = {}
     for case in cases:
         root = resolve_root(case.corpus)
         out["rg"].append(baselines.rg_rank(root, case.query, shortlist=candidates))
-        if case.corpus not in bm25:
-            bm25[case.corpus] = baselines.Bm25Baseline(root)
-        out["bm25 (rank-bm25)"].append(bm25[case.corpus].search(case.query, shortlist=candidates))
+        for code_only, row in ((False, "bm25 (rank-bm25)"), (True, "bm25-code (rank-bm25)")):
+            if (case.corpus, code_only) not in bm25:
+                bm25[case.corpus, code_only] = baselines.Bm25Baseline(root, code_only=code_only)
+            out[row].append(bm25[case.corpus, code_only].search(case.query, shortlist=candidates))
     return out
 
 
@@ -272,7 +273,9 @@ def main(
             meta["minutes_before"] = previous.get("minutes", 0)
             meta["loads_before"] = previous.get("loads", [])
     meta.setdefault("phases", [])
-    meta["phases"].append(f"python -m bench {' '.join(sys.argv[1:]) or what}")
+    meta["phases"].append(
+        f"python -m bench {' '.join(sys.argv[1:]) or what} (started {time.strftime('%Y-%m-%d %H:%M %Z')})"
+    )
     names = [c.name for c in corpora.CORPORA.values() if c.quick or level is FULL]
     for name in names:
         corpora.prepare(corpora.CORPORA[name])

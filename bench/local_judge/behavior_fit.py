@@ -28,6 +28,7 @@ import numpy as np
 
 from bench.local_judge.calibrate import fit
 from bench.quality import metrics
+from smartsearch_ls.discovery.documentation import asks_for_documentation, is_documentation
 from smartsearch_ls.judge.local import calibration
 from smartsearch_ls.judge.local.encoder import snippet_text
 
@@ -100,6 +101,8 @@ def replay(theta: np.ndarray, rows: list[dict], threshold: float = THRESHOLD) ->
     for row in rows:
         scored = []
         for c in row["candidates"]:
+            if is_documentation(c["span"][0]) and not asks_for_documentation(row["query"]):
+                continue  # the engine leaves it out of the shortlist (the code that takes its place is not cached)
             p = 1 / (1 + np.exp(-(theta[0] * c["cosine"] + theta[1] * c["coverage"] + theta[2])))
             if p >= threshold:
                 scored.append((float(p), tuple(c["span"])))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bench.quality.metrics import QueryResult, Span
+from smartsearch_ls.discovery.documentation import is_documentation
 
 STOPWORDS = frozenset(
     """a an and are as at be by can do does for from how i if in into is it its of on or so that the their them
@@ -149,10 +150,11 @@ def list_files(root: Path) -> list[str]:
 class Bm25Baseline:
     """Plain `rank_bm25.BM25Okapi` over every snippet of a corpus, built once and queried many times.
 
-    Binary and non-UTF-8 files are skipped, as the engine skips them.
+    Binary and non-UTF-8 files are skipped, as the engine skips them. `code_only` also skips prose documentation
+    (`discovery.documentation`), as the engine's behavior searches do: the like-for-like baseline for them.
     """
 
-    def __init__(self, root: Path, chunker: Chunker | None = None) -> None:
+    def __init__(self, root: Path, chunker: Chunker | None = None, *, code_only: bool = False) -> None:
         from rank_bm25 import BM25Okapi
 
         chunk = chunker or engine_chunker()
@@ -160,6 +162,8 @@ class Bm25Baseline:
         self.spans: list[Span] = []
         corpus: list[list[str]] = []
         for rel in list_files(root):
+            if code_only and is_documentation(rel):
+                continue
             raw = (root / rel).read_bytes()
             if b"\0" in raw:
                 continue
