@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from bench.__main__ import BEHAVIOR_SET, OUT_DIR, resolve_root
 from bench.quality import metrics
+from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex, Encoder, shared_encoder
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import DENSE_WEIGHT, Scope, fuse, shortlist
@@ -186,7 +187,8 @@ def real(cases: list[metrics.QueryCase], label: str) -> None:
         index, dense = warmed[case.corpus]
         for mode, given in (("bm25", ()), ("hybrid", (dense,))):
             started = time.perf_counter()
-            found = shortlist([Scope(index)], case.query, 128, given)
+            documentation = asks_for_documentation(case.query)  # as search() passes it
+            found = shortlist([Scope(index)], case.query, 128, given, documentation=documentation)
             times[mode].append(time.perf_counter() - started)
             spans = tuple((c.snippet.path, c.snippet.start_line, c.snippet.end_line) for c in found.candidates)
             rows[mode][case.key] = metrics.QueryResult(spans[:10], spans)

@@ -52,6 +52,9 @@ log = logging.getLogger(__name__)
 VECTORS = f"{MODEL_SHA256}/{MAX_TOKENS}"
 """What persisted vectors are valid for: these weights, texts cut at this many tokens."""
 
+NO_ROW, RETIRED = -1, -2
+"""`_doc_rows` values of a doc without a vector: one still waiting, and one retired (so `pending` need not look)."""
+
 PENDING_WINDOW = 256
 """How many of the lowest doc ids still waiting for a vector `pending` chooses a batch of similar lengths from."""
 
@@ -126,7 +129,7 @@ class DenseIndex:
             snippets = self.index.snippets
             # Not `_missing(_live_docs())`: that walks every snippet, ~5 ms a call on a 45k-snippet root, paid
             # for every background batch of eight; docs without a row are few once embedding is under way.
-            waiting = (int(doc) for doc in np.flatnonzero(self._doc_rows < 0) if snippets[doc] is not None)
+            waiting = (int(doc) for doc in np.flatnonzero(self._doc_rows == NO_ROW) if snippets[doc] is not None)
             window = [(len(snippets[doc].text), doc) for doc in islice(waiting, PENDING_WINDOW)]  # type: ignore[union-attr]
             return [doc for _, doc in sorted(window)[:limit]]
 
@@ -304,6 +307,6 @@ class DenseIndex:
         snippets = self.index.snippets
         live = {key for key, s in zip(self._doc_keys, snippets, strict=True) if s is not None}
         retired = np.fromiter((s is None for s in snippets), dtype=bool, count=len(snippets))
-        self._doc_rows[retired] = -1
+        self._doc_rows[retired] = RETIRED
         for key in [key for key in self._row_of if key not in live]:
             self._free.append(self._row_of.pop(key))

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.discovery.documentation import is_documentation
+from smartsearch_ls.discovery.documentation import is_documentation, targets_documentation
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.discovery.reading import SkipReason
 from smartsearch_ls.index.dense import DenseIndex
@@ -48,6 +48,12 @@ class Scope:
         if not inside:
             return False
         return self.globs.matches(path[len(self.prefix) + 1 :] if self.prefix else path) or self.globs.matches(path)
+
+    def asks_for(self, path: str) -> bool:
+        """Whether an include glob that is about documentation (`*.md`, `docs/**`) names this in-scope path,
+        tried like `contains` does: relative to the scope's folder, then to the root."""
+        wanted = GlobSet(tuple(g for g in self.globs.include if targets_documentation(g)))
+        return wanted.names(path[len(self.prefix) + 1 :] if self.prefix else path) or wanted.names(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +119,7 @@ def shortlist(
     model, the ranking is BM25 alone. Up to `embed_missing` (default `candidates`) of the best lexical
     candidates that lack a vector are embedded now, ~40 CPU-ms each; 0 never embeds at search time.
     `documentation=False` leaves prose documentation files out (`discovery.documentation`), except those a
-    scope's glob names.
+    scope's glob about documentation names (`Scope.asks_for`).
     """
     weights = query_weights(query)
     by_root = {id(d.index): d for d in dense}
@@ -129,9 +135,11 @@ def shortlist(
             for path, entry in index.files.items():
                 if not scope.contains(path):
                     continue
-                if not documentation and is_documentation(path) and not scope.globs.names(path):
+                if not documentation and is_documentation(path) and not scope.asks_for(path):
                     files += 1
                     left_out += len(entry.docs)
+                    if entry.skipped is not None:
+                        skipped[entry.skipped] += 1
                 else:
                     entries.append((path, entry))
             docs = np.fromiter((d for _, e in entries for d in e.docs), dtype=np.int64)

@@ -186,7 +186,10 @@ class Folders:
             while True:
                 await self._idle.wait()
                 if not await asyncio.to_thread(dense.embed_pending, EMBED_BATCH):
-                    break  # every live snippet has a vector
+                    # Nothing embedded: done, unless an edit retired the batch's snippets meanwhile.
+                    embedded, total = await asyncio.to_thread(dense.progress)
+                    if embedded >= total or not await asyncio.to_thread(dense.embed_pending, EMBED_BATCH):
+                        break
                 if loop.time() - reported >= EMBED_REPORT_SECONDS:
                     reported = loop.time()
                     embedded, total = await asyncio.to_thread(dense.progress)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from smartsearch_ls.discovery.documentation import asks_for_documentation, is_documentation
+from smartsearch_ls.discovery.documentation import asks_for_documentation, is_documentation, targets_documentation
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
@@ -48,6 +48,9 @@ def index(tmp_path: Path) -> RootIndex:
         ("config/settings.toml", False),
         ("src/readme.py", False),
         ("fixtures/words.txt", False),
+        ("docs/requirements.txt", False),
+        ("HISTORY", True),
+        ("src/history", False),
     ],
 )
 def test_documentation_files_are_told_by_name(path: str, prose: bool) -> None:
@@ -57,8 +60,21 @@ def test_documentation_files_are_told_by_name(path: str, prose: bool) -> None:
 def test_queries_about_documentation_are_recognized() -> None:
     assert asks_for_documentation("where is session expiry documented")
     assert asks_for_documentation("which docs explain the retry policy")
+    assert asks_for_documentation("what does the readme say about sessions")
+    assert asks_for_documentation("the documentation for session expiry")
     assert not asks_for_documentation("reject expired sessions")
     assert not asks_for_documentation("parse an XML document")
+    assert not asks_for_documentation("the function that renders the docs site")
+    assert not asks_for_documentation("code that generates the changelog")
+    assert not asks_for_documentation("where do we parse the README")
+
+
+@pytest.mark.parametrize(
+    ("glob", "about_documentation"),
+    [("*.md", True), ("docs/**", True), ("README*", True), ("**", False), ("pkg/**", False), ("*.py", False)],
+)
+def test_only_globs_about_documentation_ask_for_it(glob: str, about_documentation: bool) -> None:
+    assert targets_documentation(glob) is about_documentation
 
 
 async def test_a_behavior_search_judges_code_and_counts_the_documentation_it_left_out(index: RootIndex) -> None:
@@ -82,6 +98,33 @@ async def test_a_glob_that_names_documentation_searches_it(index: RootIndex) -> 
     result = await search(SearchRequest("reject expired session", scopes), coverage_judge(), JudgmentCache())
     assert [m.path for m in result.matches] == ["README.md"]
     assert result.coverage.documentation == 0 and result.coverage.files == 1
+
+
+async def test_a_glob_relative_to_the_directory_asks_like_it_narrows(tmp_path: Path) -> None:
+    tree = {"pkg/docs/guide.md": "We reject an expired session.\n", "pkg/auth.py": TREE["auth/sessions.py"]}
+    index = RootIndex(write_tree(tmp_path / "project", tree))
+    index.refresh()
+    result = await search(
+        SearchRequest("reject expired session", [Scope(index, "pkg", GlobSet.of(["docs/*.md"]))]),
+        coverage_judge(),
+        JudgmentCache(),
+    )
+    assert [m.path for m in result.matches] == ["pkg/docs/guide.md"] and result.coverage.documentation == 0
+
+
+async def test_a_glob_that_only_narrows_leaves_documentation_out(index: RootIndex) -> None:
+    scopes = [Scope(index, "", GlobSet.of(["**"]))]
+    result = await search(SearchRequest("reject expired session", scopes), coverage_judge(), JudgmentCache())
+    assert {m.path for m in result.matches} == {"auth/sessions.py"} and result.coverage.documentation == 3
+
+
+async def test_skipped_documentation_still_counts_as_skipped(tmp_path: Path) -> None:
+    tree = {"CHANGELOG.md": b"binary\0changelog", "auth.py": TREE["auth/sessions.py"]}
+    index = RootIndex(write_tree(tmp_path / "project", tree))
+    index.refresh()
+    result = await search(SearchRequest("reject expired session", [Scope(index)]), coverage_judge(), JudgmentCache())
+    assert (result.coverage.files, result.coverage.skipped_files) == (2, 1)
+    assert result.coverage.skipped_by_reason == {"binary": 1}
 
 
 async def test_finding_nothing_says_the_documentation_was_not_searched(index: RootIndex) -> None:
