@@ -47,13 +47,16 @@ class Scope:
         inside = not self.prefix or path == self.prefix or path.startswith(self.prefix + "/")
         if not inside:
             return False
-        return self.globs.matches(path[len(self.prefix) + 1 :] if self.prefix else path) or self.globs.matches(path)
+        return any(self.globs.matches(form) for form in self._forms(path))
 
     def asks_for(self, path: str) -> bool:
-        """Whether an include glob that is about documentation (`*.md`, `docs/**`) names this in-scope path,
-        tried like `contains` does: relative to the scope's folder, then to the root."""
+        """Whether an include glob that is about documentation (`*.md`, `docs/**`) names this in-scope path."""
         wanted = GlobSet(tuple(g for g in self.globs.include if targets_documentation(g)))
-        return wanted.names(path[len(self.prefix) + 1 :] if self.prefix else path) or wanted.names(path)
+        return bool(wanted.include) and any(wanted.names(form) for form in self._forms(path))
+
+    def _forms(self, path: str) -> tuple[str, ...]:
+        """A path as globs are tried against it: relative to the scope's folder, then to the root."""
+        return (path[len(self.prefix) + 1 :], path) if self.prefix else (path,)
 
 
 @dataclass(frozen=True, slots=True)
