@@ -99,7 +99,7 @@ class DenseIndex:
         self._doc_keys: list[str | None] = []
         """Content key per doc id of `_snippets`; None for a doc that was already retired when first seen."""
         self._doc_rows = np.zeros(0, dtype=np.int64)
-        """Row per doc id, -1 while the doc has no vector."""
+        """Row per doc id; `NO_ROW` while the doc waits for a vector, `RETIRED` once it left the index."""
         self._snippets: list[Snippet | None] | None = None
         """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
 
@@ -127,8 +127,8 @@ class DenseIndex:
         with self.index.lock, self._lock:
             self._sync()
             snippets = self.index.snippets
-            # Not `_missing(_live_docs())`: that walks every snippet, ~5 ms a call on a 45k-snippet root, paid
-            # for every background batch of eight; docs without a row are few once embedding is under way.
+            # Not `_missing(_live_docs())`: that walks every snippet in Python (~5 ms a call on a 45k-snippet
+            # root) for every background batch of eight; this finds waiting rows in numpy and stops at the window.
             waiting = (int(doc) for doc in np.flatnonzero(self._doc_rows == NO_ROW) if snippets[doc] is not None)
             window = [(len(snippets[doc].text), doc) for doc in islice(waiting, PENDING_WINDOW)]  # type: ignore[union-attr]
             return [doc for _, doc in sorted(window)[:limit]]
@@ -241,7 +241,7 @@ class DenseIndex:
             self._used = len(keys)
             self._free = []
             self._row_of = {key: row for row, key in enumerate(keys)}
-            self._doc_rows[:] = -1
+            self._doc_rows[:] = NO_ROW
             self._sync_rows(np.arange(len(self._doc_keys), dtype=np.int64))
         return True
 
@@ -270,7 +270,7 @@ class DenseIndex:
         self._doc_keys.extend(
             None if s is None else content_key(snippet_text(s.path, s.symbol, s.text)) for s in snippets[start:]
         )
-        self._doc_rows = np.concatenate([self._doc_rows[:start], np.full(len(snippets) - start, -1, np.int64)])
+        self._doc_rows = np.concatenate([self._doc_rows[:start], np.full(len(snippets) - start, NO_ROW, np.int64)])
         self._sync_rows(np.arange(start, len(snippets), dtype=np.int64))
 
     def _sync_rows(self, docs: Docs) -> None:
@@ -278,7 +278,7 @@ class DenseIndex:
         for doc in docs.tolist():
             key = self._doc_keys[doc]
             if key is not None and self._doc_rows[doc] < 0:
-                self._doc_rows[doc] = self._row_of.get(key, -1)
+                self._doc_rows[doc] = self._row_of.get(key, NO_ROW)
 
     def _live_docs(self) -> Docs:
         snippets = self.index.snippets
