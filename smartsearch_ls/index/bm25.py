@@ -26,8 +26,13 @@ import numpy.typing as npt
 
 K1 = 1.2
 B = 0.75
-META_BOOST = 2.0
-"""A path or symbol hit is worth two body hits: strong, but a body that does the thing still wins."""
+META_BOOST = 0.75
+"""A query word that names the file or the symbol adds three quarters of its idf on top of its body score.
+
+Measured (`python -m bench.lexical`): 2.0, the first guess, let every snippet of a file whose name matched one
+query word outrank the snippet that does the thing; from 2.0 to 0.75 the shortlist's own MRR@10 went 0.36 ->
+0.48 on the behavior set, 0.39 -> 0.44 on click's docstrings, 0.36 -> 0.37 on large's; values chosen on two sets
+and scored on the third (0.5 or 1.0) gain on two and lose 0.02 on large, 0.75 gains on all three."""
 
 
 @dataclass(frozen=True, slots=True)

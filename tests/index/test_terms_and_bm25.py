@@ -57,6 +57,24 @@ def test_path_and_symbol_terms_are_boosted() -> None:
     assert scores[1] > scores[0] > 0
 
 
+def test_two_query_words_in_the_body_outrank_one_in_the_name() -> None:
+    """A name hit is a bonus, not a second body: with the bonus at 2.0 a method of `session.py` that never
+    touches expiry outranked the function that drops expired entries (5.5 vs 3.7), and every snippet of a file
+    named after one query word did the same, flooding the top of the shortlist."""
+    filler = [
+        (f"result = compute_{i}(value)\nreturn render(result)", f"app/views_{i}.py handler_{i}") for i in range(20)
+    ]
+    sweep = (
+        "def sweep(store):\n    for key, entry in store.items():\n        if entry.expired:\n"
+        "            store.drop(key, reason='session')"
+    )
+    index = _index(
+        [*filler, (sweep, "app/janitor.py sweep"), ("def get(self, key): return self.rows[key]", "session.py get")]
+    )
+    scores = index.scores(query_weights("expired session"))
+    assert scores[20] > scores[21] > 0
+
+
 def test_retired_documents_stop_scoring_and_compaction_keeps_ids() -> None:
     index = _index([("alpha beta", "a.py"), ("alpha gamma", "b.py")])
     index.retire(0)
