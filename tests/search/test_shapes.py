@@ -97,6 +97,21 @@ async def test_centrality_breaks_ties_between_same_named_declarations(py: RootIn
     assert graph.rank["core/cache.py"] > graph.rank.get("lib/cache.py", 0)
 
 
+async def test_the_symbol_index_built_in_slices_equals_one_built_at_once(py: RootIndex, tmp_path: Path) -> None:
+    """The server builds a root's symbols a slice at a time between searches; the slices must add up."""
+    symbols = symbol_index(py, synced=False)
+    slices = 1
+    while not symbols.prepare(1):
+        slices += 1
+    files = len(py.files)
+    assert slices > files, "one file's names, then one file's imports, per slice"
+    whole = RootIndex(write_tree(tmp_path / "again", PY_PROJECT))
+    whole.refresh()
+    at_once = symbol_index(whole)
+    assert symbols.sorted_names == at_once.sorted_names and symbols.by_token == at_once.by_token
+    assert symbols.graph() == at_once.graph() and symbols.generation == py.generation
+
+
 async def test_ranking_exact_then_qualified_then_tokens_with_tests_last(py: RootIndex) -> None:
     result = await run(py, "index_repo")
     assert [(m.path, m.symbol) for m in result.matches] == [
