@@ -32,6 +32,7 @@ import json
 import os
 import pickle
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -217,7 +218,7 @@ def ours_index(job: Job) -> Figures:
 
 
 def ours_updates(index: RootIndex, root: Path, path: str, repeats: int) -> tuple[list[float], list[float]]:
-    """Keystrokes (`update_text`) and saves (`apply_changes`) of one file, which is then put back byte for byte."""
+    """Keystrokes (`update_text`) and saves (`apply_changes`) of one file (of the run's copy), then put back."""
     file = root / path
     original, stat = file.read_bytes(), file.stat()
     keystrokes, saves = [], []
@@ -675,11 +676,13 @@ def table(summary: dict[str, dict[str, dict[str, float]]], overlap: Figures, set
 
 
 def measure(corpus: str, rounds: int) -> tuple[Figures, str]:
-    root = resolve_root(corpus)
-    figures: Figures = {"corpus": str(root), "rounds": rounds, "load_before": os.getloadavg()}
+    source = resolve_root(corpus)
+    figures: Figures = {"corpus": str(source), "rounds": rounds, "load_before": os.getloadavg()}
     print(f"load average before: {figures['load_before']}", flush=True)
     runs: dict[str, list[Figures]] = {name: [] for name in WORKERS}
     with tempfile.TemporaryDirectory(prefix="index-choice-") as tmp:
+        # The update measurements edit files: on a copy, so no other benchmark reading the corpus sees them.
+        root = Path(shutil.copytree(source, Path(tmp) / "corpus", symlinks=True))
         base, about = prepare(root, corpus, Path(tmp))
         figures.update(about)
         print(json.dumps(about), flush=True)
