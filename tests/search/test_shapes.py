@@ -13,7 +13,7 @@ from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.imports import parse_imports, parse_jsonc
 from smartsearch_ls.search.result import SearchResult
 from smartsearch_ls.search.routing import plan
-from smartsearch_ls.search.symbol_index import symbol_index
+from smartsearch_ls.search.symbol_index import SymbolIndex, symbol_index
 from smartsearch_ls.search.symbols import find_symbols
 from tests.conftest import write_tree
 from tests.search.fixtures.projects import PY_PROJECT, TS_PROJECT
@@ -97,19 +97,45 @@ async def test_centrality_breaks_ties_between_same_named_declarations(py: RootIn
     assert graph.rank["core/cache.py"] > graph.rank.get("lib/cache.py", 0)
 
 
+def _same_as_built_at_once(sliced: SymbolIndex, root: Path) -> None:
+    index = RootIndex(root)  # held here: a symbol index only has a weak reference to its root index
+    index.refresh()
+    whole = symbol_index(index)
+    assert sliced.sorted_names == whole.sorted_names and sliced.by_token == whole.by_token
+    assert sliced.by_name.keys() == whole.by_name.keys()
+    assert sliced.graph() == whole.graph()
+
+
 async def test_the_symbol_index_built_in_slices_equals_one_built_at_once(py: RootIndex, tmp_path: Path) -> None:
     """The server builds a root's symbols a slice at a time between searches; the slices must add up."""
     symbols = symbol_index(py, synced=False)
     slices = 1
     while not symbols.prepare(1):
         slices += 1
-    files = len(py.files)
-    assert slices > files, "one file's names, then one file's imports, per slice"
-    whole = RootIndex(write_tree(tmp_path / "again", PY_PROJECT))
-    whole.refresh()
-    at_once = symbol_index(whole)
-    assert symbols.sorted_names == at_once.sorted_names and symbols.by_token == at_once.by_token
-    assert symbols.graph() == at_once.graph() and symbols.generation == py.generation
+    assert slices >= 3 * len(py.files), "one file's names, imports or import edges per slice"
+    assert symbols.generation == py.generation
+    _same_as_built_at_once(symbols, write_tree(tmp_path / "again", PY_PROJECT))
+
+
+async def test_edits_between_slices_end_as_a_build_of_the_edited_tree(py: RootIndex, tmp_path: Path) -> None:
+    symbols = symbol_index(py, synced=False)
+    while symbols.generation != py.generation:  # every name learned, imports and edges still to come
+        assert not symbols.prepare(1)
+    assert "reports.py" in symbols.files
+    (py.root / "reports.py").unlink()
+    (py.root / "lib" / "cache.py").write_text("class Cache:\n    def evict(self): ...\n\ndef warm_up(): ...\n")
+    (py.root / "late.py").write_text("from core.cache import Cache\n\ndef late_arrival(): return Cache()\n")
+    py.apply_changes(["reports.py", "lib/cache.py", "late.py"])
+    assert not symbols.sync(1), "two changed files, one a slice"
+    assert "reports.py" not in symbols.files, "a removed file outlived a slice"
+    while not symbols.prepare(1):
+        pass
+    assert "reports.py" not in symbols.files and "warm_up" in symbols.by_name and "late_arrival" in symbols.by_name
+    edited = dict(PY_PROJECT)
+    del edited["reports.py"]
+    edited["lib/cache.py"] = (py.root / "lib" / "cache.py").read_text()
+    edited["late.py"] = (py.root / "late.py").read_text()
+    _same_as_built_at_once(symbols, write_tree(tmp_path / "edited", edited))
 
 
 async def test_ranking_exact_then_qualified_then_tokens_with_tests_last(py: RootIndex) -> None:

@@ -1,4 +1,4 @@
-"""The symbol index is built in the background after indexing, and waits while searches run.
+"""The symbol index is built in the background after indexing, a slice at a time, and waits while searches run.
 
 In-process on `Folders` (no LSP needed): whether the build waited is internal state a client cannot see, and
 the figure it protects (the first search after a restart) is measured in `bench.server`.
@@ -9,29 +9,51 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from smartsearch_ls.search.symbol_index import symbol_index
+import pytest
+
+from smartsearch_ls.search.symbol_index import SymbolIndex, symbol_index
 from smartsearch_ls.server.folders import Folders
 from tests.conftest import SAMPLE_PROJECT, write_tree
 
 
-async def until(condition: object, seconds: float = 10.0) -> bool:
-    for _ in range(int(seconds / 0.02)):
-        if condition():  # type: ignore[operator]
-            return True
-        await asyncio.sleep(0.02)
-    return False
+@pytest.fixture
+def slices(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Records every background slice (its file limit) while letting it run."""
+    calls: list[int] = []
+    prepare = SymbolIndex.prepare
+
+    def recording(self: SymbolIndex, limit: int) -> bool:
+        calls.append(limit)
+        return prepare(self, limit)
+
+    monkeypatch.setattr(SymbolIndex, "prepare", recording)
+    return calls
 
 
-async def test_the_symbol_index_waits_for_running_searches_then_catches_up(tmp_path: Path) -> None:
-    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+async def test_the_symbol_index_waits_for_running_searches_then_is_built(tmp_path: Path, slices: list[int]) -> None:
     folders = Folders(cache_dir=None, semantic=False)
+    folder = folders.add(write_tree(tmp_path / "project", SAMPLE_PROJECT))
+    folders.search_started()
+    await folders.build(folder)
+    assert folder.symbols is not None
+    await asyncio.sleep(0.3)
+    assert not slices and not folder.symbols.done(), "the symbol index was built while a search ran"
+    folders.search_finished()
+    await asyncio.wait_for(folder.symbols, 10)
+    symbols = symbol_index(folder.index, synced=False)
+    assert slices and symbols.generation == folder.index.generation and symbols.sorted_names
+    assert symbols.prepare(1), "the background build stopped before the graph"
+
+
+async def test_removing_the_folder_stops_its_symbol_build(tmp_path: Path, slices: list[int]) -> None:
+    folders = Folders(cache_dir=None, semantic=False)
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
     folder = folders.add(root)
     folders.search_started()
     await folders.build(folder)
-    symbols = symbol_index(folder.index, synced=False)
-    await asyncio.sleep(0.5)
-    assert symbols.generation == -1, "the symbol index was built while a search ran"
-    folders.search_finished()
-    assert await until(lambda: symbols.generation == folder.index.generation), "not built once searches ended"
-    assert symbols.sorted_names, "no declarations learned"
     folders.remove(root)
+    folders.search_finished()
+    assert folder.symbols is not None
+    with pytest.raises(asyncio.CancelledError):
+        await folder.symbols
+    assert not slices
