@@ -129,7 +129,7 @@ class SymbolIndex:
 
         The server calls this between searches rather than building everything in one call: the ~1.6 CPU-s a
         2,000-file root takes, run in a thread beside the first search after a restart, held the GIL so often
-        that the search took 2.8-3.5 s instead of ~1.5 s. The last slice, the ranking, is ~0.1 CPU-s there."""
+        that the search took 2.8-3.5 s instead of ~1.5 s. The last slice, the ranking, is ~10 ms there."""
         with self.lock:
             if not self.sync(limit):
                 return False
