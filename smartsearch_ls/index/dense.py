@@ -114,6 +114,11 @@ class DenseIndex:
         """Whether there is a model to embed with (loading it on first call, which can take seconds)."""
         return self._encoder() is not None
 
+    def holds_vectors(self) -> bool:
+        """Whether any snippet vector is stored yet; answered without loading the model."""
+        with self._lock:
+            return self._used > len(self._free)
+
     # -- background work ------------------------------------------------------------------------------
 
     def pending(self, limit: int) -> list[int]:
@@ -212,6 +217,8 @@ class DenseIndex:
 
     def share(self, snippets: Iterable[Snippet]) -> None:
         """Hand these snippets' vectors to the judge's cache, so judging them embeds nothing."""
+        if not self.holds_vectors():
+            return  # nothing to hand over: and no reason to load the model
         encoder = self._encoder()
         if encoder is None:
             return

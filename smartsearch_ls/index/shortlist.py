@@ -154,7 +154,10 @@ def shortlist(
         matched += int((scores > 0).sum())
         cosines = None
         semantic = by_root.get(id(index))
-        if semantic is not None and len(docs) and semantic.available():
+        # With nothing stored and nothing to embed, no snippet could get a cosine: the model is not even loaded,
+        # which on a machine's first start would wait for its re-quantization (~5-7 s) for nothing.
+        wanted = semantic is not None and len(docs) > 0 and (budget > 0 or semantic.holds_vectors())
+        if semantic is not None and wanted and semantic.available():
             if query_vector is None:
                 query_vector = semantic.query_vector(query)
             if budget > 0:

@@ -101,6 +101,18 @@ def test_a_search_embeds_its_lexical_candidates_and_hands_them_to_the_judge(inde
     assert not shortlist([Scope(index)], QUERY, 2, [nothing], embed_missing=0).dense_used
 
 
+def test_with_no_vector_stored_and_none_to_embed_the_model_is_not_loaded(index: RootIndex) -> None:
+    """A non-local judge's search embeds nothing itself: until background embedding has stored a vector, its
+    shortlist must not wait for the model (on a machine's first start, seconds of re-quantization)."""
+    loads = []
+    dense = DenseIndex(index, lambda: loads.append(1))  # type: ignore[arg-type,func-returns-value]
+    found = shortlist([Scope(index)], QUERY, 3, [dense], embed_missing=0)
+    assert not found.dense_used and loads == []
+    assert symbols(found.candidates) == symbols(shortlist([Scope(index)], QUERY, 3).candidates)
+    shortlist([Scope(index)], QUERY, 3, [dense])  # allowed to embed: now the model is asked for
+    assert loads
+
+
 def test_without_a_model_the_shortlist_is_bm25(index: RootIndex) -> None:
     absent = DenseIndex(index, lambda: None)
     plain = shortlist([Scope(index)], QUERY, 3)
