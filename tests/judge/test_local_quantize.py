@@ -113,13 +113,15 @@ def test_quantizer_failure_falls_back_to_the_verified_original(tmp_path, monkeyp
     assert not cache_path(weights, tmp_path).exists()
 
 
-def test_the_child_process_quantizes_exactly_as_in_process(caplog):
-    """`fast_model` quantizes in a spawned child to give its memory peak back; the bytes are the same."""
+def test_the_child_process_quantizes_exactly_as_in_process(caplog, capfd):
+    """`fast_model` quantizes in a spawned child to give its memory peak back; the bytes are the same, and
+    neither prints onnxruntime's advice to model authors (a user's first start showed it as a WARNING)."""
     data = resolve_weights().data
     with caplog.at_level(logging.WARNING, logger=quantize.__name__):
         apart = quantize.requantize_apart(data)
     assert "in-process" not in caplog.text  # it did run in a child, not in the fallback
     assert apart == quantize.requantize(data)
+    assert "pre-processing" not in capfd.readouterr().err + caplog.text
 
 
 def test_default_cache_dir_follows_xdg(tmp_path, monkeypatch):

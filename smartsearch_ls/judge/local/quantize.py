@@ -115,8 +115,23 @@ def requantize(model: bytes) -> bytes:
         except FusionMismatch as error:  # `graph` is untouched: quantize it as it is
             log.warning("the local judge's graph is not the expected export (%s); quantizing it unfused", error)
         onnx.save(graph, fused)
-        quantize_dynamic(fused, quantized, per_channel=True, weight_type=QuantType.QInt8)
+        advice = _DropAdvice()
+        logging.getLogger().addFilter(advice)
+        try:
+            quantize_dynamic(fused, quantized, per_channel=True, weight_type=QuantType.QInt8)
+        finally:
+            logging.getLogger().removeFilter(advice)
         return quantized.read_bytes()
+
+
+class _DropAdvice(logging.Filter):
+    """Drops onnxruntime's "consider to run pre-processing before quantization" from the root logger.
+
+    It is advice to a model's author (shape inference is done here already), printed as a WARNING on every
+    machine's first start, where a user read it as something gone wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "pre-processing before quantization" not in record.getMessage()
 
 
 def fold_casts(model: bytes, path: Path) -> ModelProto:
