@@ -304,6 +304,14 @@ def weighted_query(tv: Any, index: tantivy.Index, searcher: tantivy.Searcher, qu
     return tv.Query.boolean_query(clauses)
 
 
+def timed_commit(writer: Any, clock: Clock, figures: Figures) -> None:
+    """Commit a build: the time since the clock's last lap is the adding, then the commit's own; gc is back on."""
+    figures["add_s"], figures["add_cpu_s"] = clock.lap()
+    writer.commit()
+    figures["commit_s"], figures["commit_cpu_s"] = clock.lap()
+    gc.enable()
+
+
 def tantivy_terms(job: Job) -> Figures:
     """Variant (a): build from our terms, commit, query, update files one at a time."""
     import tantivy as tv
@@ -321,10 +329,7 @@ def tantivy_terms(job: Job) -> Figures:
     figures["terms_s"], figures["terms_cpu_s"] = clock.lap()
     for doc_id, (snippet, (body, meta)) in enumerate(zip(snippets, terms, strict=True)):
         writer.add_document(terms_document(tv, snippet, doc_id, body, meta))
-    figures["add_s"], figures["add_cpu_s"] = clock.lap()
-    writer.commit()
-    figures["commit_s"], figures["commit_cpu_s"] = clock.lap()
-    gc.enable()
+    timed_commit(writer, clock, figures)
     figures["index_s"] = figures["add_s"] + figures["commit_s"]
     figures["index_cpu_s"] = figures["add_cpu_s"] + figures["commit_cpu_s"]
     figures["build_s"] = figures["terms_s"] + figures["index_s"]
@@ -431,10 +436,7 @@ def raw_build(job: Job, name: str, *, ours_like: bool) -> Figures:
         document.add_text("path", snippet.path)
         document.add_unsigned("id", doc_id)
         writer.add_document(document)
-    figures["add_s"], figures["add_cpu_s"] = clock.lap()
-    writer.commit()
-    figures["commit_s"], figures["commit_cpu_s"] = clock.lap()
-    gc.enable()
+    timed_commit(writer, clock, figures)
     figures["build_s"] = figures["add_s"] + figures["commit_s"]
     figures["build_cpu_s"] = figures["add_cpu_s"] + figures["commit_cpu_s"]
     figures["size_mb"] = folder_mb(folder)
@@ -575,6 +577,10 @@ def table(summary: dict[str, dict[str, dict[str, float]]], overlap: Figures, set
     def raw(*names: str) -> tuple[str, str]:
         return cell("tantivy-raw", *names), cell("tantivy-default", *names)
 
+    def lexical_only(label: str, ours: str, theirs: str) -> tuple[str, ...]:
+        """A row with no figures for the raw-text analyzers (b) and (c)."""
+        return (label, ours, theirs, "", "")
+
     rows: list[tuple[str, ...]] = [
         (
             "cold lexical build, wall s: total / terms / index (1)",
@@ -590,47 +596,37 @@ def table(summary: dict[str, dict[str, dict[str, float]]], overlap: Figures, set
         ),
         ("of which commit, wall s", "-", cell("tantivy-terms", "commit_s"), *raw("commit_s")),
         ("persisting the lexical index (pickle + fsync), s", cell("ours-lexical", "persist_s"), "(in commit)", "", ""),
-        (
+        lexical_only(
             "full cold index (RootIndex.refresh as bench.engine), wall / CPU s",
             cell("ours-index", "cold_index_s", "cold_index_cpu_s"),
-            "",
-            "",
             "",
         ),
     ]
     for name in sets:
         rows.append(
-            (
+            lexical_only(
                 f"top-{CANDIDATES} query, {name} set, p50 / p95 ms",
                 cell("ours-index", f"query_{name}_p50_ms", f"query_{name}_p95_ms"),
                 cell("tantivy-terms", f"query_{name}_p50_ms", f"query_{name}_p95_ms"),
-                "",
-                "",
             )
         )
         rows.append(
-            (
+            lexical_only(
                 f"top-10 / top-{CANDIDATES} overlap with ours, {name} set",
                 "1 / 1",
                 " / ".join(str(overlap.get(f"{name}_top{k}_overlap", "-")) for k in (10, CANDIDATES)),
-                "",
-                "",
             )
         )
     rows += [
-        (
+        lexical_only(
             f"one-file update, {MEDIAN_FILES} median files, ms (3)",
             cell("ours-index", "keystroke_median_file_ms", "save_median_file_ms"),
             cell("tantivy-terms", "update_median_file_ms", "update_median_file_tantivy_ms"),
-            "",
-            "",
         ),
-        (
+        lexical_only(
             "one-file update, largest file, ms (3)",
             cell("ours-index", "keystroke_largest_file_ms", "save_largest_file_ms"),
             cell("tantivy-terms", "update_largest_file_ms", "update_largest_file_tantivy_ms"),
-            "",
-            "",
         ),
         (
             "persisted MB (4)",
@@ -638,22 +634,18 @@ def table(summary: dict[str, dict[str, dict[str, float]]], overlap: Figures, set
             cell("tantivy-terms", "size_mb", "size_after_updates_mb"),
             *raw("size_mb"),
         ),
-        (
+        lexical_only(
             "restart, fresh process: open + first query / open / first query, ms (2)",
             cell("ours-open", "open_and_query_ms", "open_ms", "first_query_ms"),
             cell("tantivy-open", "open_and_query_ms", "open_ms", "first_query_ms"),
-            "",
-            "",
         ),
         ("restart: unpickling the lexical index alone, ms", cell("ours-open", "open_lexical_ms"), "", "", ""),
         ("restart: re-stat the folder (refresh), ms", cell("ours-open", "refresh_ms"), "", "", ""),
         ("in-process warm start as bench.engine (load + refresh), s", cell("ours-index", "warm_start_s"), "", "", ""),
-        (
+        lexical_only(
             "RSS after restart (open + 1 query), MB",
             cell("ours-open", "rss_after_open_mb"),
             cell("tantivy-open", "rss_after_open_mb"),
-            "",
-            "",
         ),
         (
             "lexical build: RSS before / after, MB",
