@@ -74,6 +74,12 @@ class Folder:
     symbols: asyncio.Task[None] | None = None
     """The symbol index being built in the background after indexing."""
 
+    def stop_background(self) -> None:
+        """Stop the background embedding and symbol build (a batch or slice already running finishes)."""
+        for task in (self.embedding, self.symbols):
+            if task is not None:
+                task.cancel()
+
 
 Starting = Callable[[Folder], Awaitable[Callable[[int, int], None]]]
 """Called before a folder is indexed; returns the per-file progress callback."""
@@ -111,9 +117,7 @@ class Folders:
         if (task := self._flusher.pop(root, None)) is not None:
             task.cancel()
         if folder is not None:
-            for task in (folder.embedding, folder.symbols):
-                if task is not None:
-                    task.cancel()
+            folder.stop_background()
 
     async def build(self, folder: Folder, progress: IndexProgress | None = None) -> None:
         """Load the persisted index, then make it equal the disk; sets `ready` whatever happens."""
@@ -332,10 +336,9 @@ class Folders:
                 await asyncio.to_thread(folder.dense.persist)
 
     def stop_background(self) -> None:
-        """Stop embedding and pending timers (at shutdown): a batch already running finishes, none starts."""
+        """Stop every folder's embedding and symbol build (at shutdown): work already running finishes, none starts."""
         for folder in self.folders.values():
-            if folder.embedding is not None:
-                folder.embedding.cancel()
+            folder.stop_background()
 
     async def persist_all(self) -> None:
         """Persist every index now (at shutdown)."""
