@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from bench.__main__ import BEHAVIOR_SET, OUT_DIR, resolve_root
 from bench.corpora import CORPORA_DIR
+from bench.ours import candidate_spans
 from bench.quality import metrics
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index import bm25, terms
@@ -49,7 +50,7 @@ def run_set(cases: Sequence[metrics.QueryCase], indexes: dict[str, RootIndex]) -
             indexes[case.corpus], _ = RootIndex.open_warm(resolve_root(case.corpus), cache_dir=CACHE)
         scope = Scope(indexes[case.corpus])
         found = shortlist([scope], case.query, CANDIDATES, (), documentation=asks_for_documentation(case.query))
-        spans = tuple((c.snippet.path, c.snippet.start_line, c.snippet.end_line) for c in found.candidates)
+        spans = candidate_spans(found.candidates)
         results[case.key] = metrics.QueryResult(spans[:10], spans)
     report = metrics.evaluate(cases, results, shortlist_ks=(32, CANDIDATES))
     return report.mrr, report.shortlist_recall[32], report.shortlist_recall[CANDIDATES]

@@ -28,7 +28,7 @@ from bench.quality import metrics
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.index.shortlist import Scope, shortlist
+from smartsearch_ls.index.shortlist import Candidate, Scope, shortlist
 from smartsearch_ls.judge.models import judge_name, resolve_judge
 from smartsearch_ls.judge.runner import JudgeConfig, JudgmentCache
 from smartsearch_ls.search.engine import SearchRequest, search
@@ -59,8 +59,9 @@ class SetRun:
     snippets: dict[str, int] = field(default_factory=dict)
 
 
-def _spans(found: Sequence[object]) -> tuple[metrics.Span, ...]:
-    return tuple((c.snippet.path, c.snippet.start_line, c.snippet.end_line) for c in found)  # type: ignore[attr-defined]
+def candidate_spans(found: Sequence[Candidate]) -> tuple[metrics.Span, ...]:
+    """Shortlisted snippets as the metrics score them: (path, first line, last line)."""
+    return tuple((c.snippet.path, c.snippet.start_line, c.snippet.end_line) for c in found)
 
 
 def open_corpus(
@@ -112,7 +113,7 @@ def run_set(
                 documentation = asks_for_documentation(case.query)
                 found = shortlist(scopes, case.query, candidates, vectors, documentation=documentation)
                 run.seconds[config] += time.perf_counter() - started
-                spans = _spans(found.candidates)
+                spans = candidate_spans(found.candidates)
                 run.results[config].append(metrics.QueryResult(spans[:LIMIT], spans))
             # One judgment cache per query: a snippet both shortlists offer is judged once (same judge, same
             # query, same text), and the threshold-0 runs re-use every judgment of the runs before them.

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.__main__ import BEHAVIOR_SET, OUT_DIR, resolve_root
+from bench.ours import candidate_spans
 from bench.quality import metrics
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex, Encoder, shared_encoder
@@ -190,7 +191,7 @@ def real(cases: list[metrics.QueryCase], label: str) -> None:
             documentation = asks_for_documentation(case.query)  # as search() passes it
             found = shortlist([Scope(index)], case.query, 128, given, documentation=documentation)
             times[mode].append(time.perf_counter() - started)
-            spans = tuple((c.snippet.path, c.snippet.start_line, c.snippet.end_line) for c in found.candidates)
+            spans = candidate_spans(found.candidates)
             rows[mode][case.key] = metrics.QueryResult(spans[:10], spans)
     for mode, results in rows.items():
         report = metrics.evaluate(cases, results)
