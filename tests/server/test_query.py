@@ -48,8 +48,9 @@ async def test_progress_on_the_requests_token(session: Session) -> None:
     session.client.progress_reports.setdefault("tok-1", [])
     await session.query(query="parse config file", workDoneToken="tok-1")
     reports = session.client.progress_reports["tok-1"]
-    assert reports[0].kind == "begin" and reports[0].message.startswith("judging ")
-    assert any(r.kind == "report" and r.message.startswith("judged ") for r in reports)
+    assert reports[0].kind == "begin" and reports[0].message == "shortlisting snippets"
+    assert reports[1].kind == "report" and reports[1].message == "judged 0 of 8" and reports[1].percentage == 0
+    assert reports[-2].kind == "report" and reports[-2].message == "judged 8 of 8" and reports[-2].percentage == 100
     assert reports[-1].kind == "end" and "matches" in reports[-1].message and "judged" in reports[-1].message
 
 

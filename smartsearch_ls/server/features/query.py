@@ -19,9 +19,9 @@ from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.discovery.scope import resolve_directory
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.judge.judgments import JudgeConfig, JudgeFailed
 from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, judge_name, resolve_judge
 from smartsearch_ls.judge.redact import tally_redactions
-from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.params import InvalidQuery, QueryParams, parse_params
 from smartsearch_ls.search.result import Mode, SearchResult, summary
@@ -115,11 +115,13 @@ async def run_search(
 
     def on_judged(done: int, total: int) -> None:
         if progress is not None:
-            progress.begin("SmartSearch", f"judging {total} snippets")
             progress.report(f"judged {done} of {total}", done, total)
 
     if judge is not None:
         progress = await Progress.create(server, params.work_done_token)
+        # Begun before the shortlist, which can take a second or more (embedding candidates of a folder the
+        # background has not embedded yet): the editor shows the search as running from the start.
+        progress.begin("SmartSearch", "shortlisting snippets")
     server.folders.search_started()
     try:
         with tally_redactions() as redactions:
