@@ -7,10 +7,10 @@ System One API served on loopback by `tests/support/model_servers.py`, answering
 the server's cost plus one local HTTP round trip per judgment. Everything else is the server's default: its
 embedding index (the hybrid shortlist) and the background embedding that starts once the index is ready.
 
-Per run: a cold start (empty cache dir) to `index ready` and to the first answer. In the first run also:
-later searches (the corpus's behavior queries), a search right after a file changed on disk (written, then
-`workspace/didChangeWatchedFiles`; the query of an earlier search, as the peer's runner does, then queries not
-searched before), an unsaved edit (`textDocument/didChange`) to a result that shows it, and
+Per run: a cold start (empty cache dir) to the `initialize` answer, to `index ready` and to the first answer.
+In the first run also: later searches (the corpus's behavior queries), a search right after a file changed on
+disk (written, then `workspace/didChangeWatchedFiles`; the query of an earlier search, as the peer's runner does,
+then queries not searched before), an unsaved edit (`textDocument/didChange`) to a result that shows it, and
 RSS. Then `runs` restarts on the persisted index to the first answer. Peak RSS is the server's `VmHWM`.
 Results go to `bench/out/server-<corpus>.json`.
 """
@@ -70,8 +70,9 @@ def corpus_queries(corpus: str) -> list[str]:
     return own or [r["query"] for r in rows]
 
 
-async def start(root: Path, env: dict[str, str]) -> tuple[Client, float]:
-    """Start a server on `root`; returns the client and seconds until its index was ready."""
+async def start(root: Path, env: dict[str, str]) -> tuple[Client, float, float]:
+    """Start a server on `root`; returns the client, seconds until `initialize` was answered, and until its index
+    was ready."""
     client = Client()
     started = time.perf_counter()
     await client.start_io(sys.executable, "-m", "smartsearch_ls", env=env)
@@ -88,12 +89,13 @@ async def start(root: Path, env: dict[str, str]) -> tuple[Client, float]:
             initialization_options={"judge": {"model": "system-one:instant"}, "concurrency": 8},
         )
     )
+    answered = time.perf_counter() - started
     client.initialized(types.InitializedParams())
     while not any("index ready" in m for m in client.logs):
         if time.perf_counter() - started > READY_TIMEOUT:
             raise TimeoutError(f"no `index ready` within {READY_TIMEOUT} s; logs: {client.logs[-5:]}")
         await asyncio.sleep(0.01)
-    return client, time.perf_counter() - started
+    return client, answered, time.perf_counter() - started
 
 
 async def query(client: Client, text: str) -> tuple[Any, float]:
@@ -251,13 +253,14 @@ async def measure(root: Path, texts: list[str], *, runs: int = 5, searches: int 
     caches: list[Path] = []
     figures: dict[str, Any] = {"corpus": root.name, "runs": runs, "searches": searches}
     try:
-        cold_ready, cold_first, peaks = [], [], []
+        cold_ready, cold_first, peaks, answered = [], [], [], []
         for run in range(runs):
             cache = Path(tempfile.mkdtemp(prefix="smartsearch-bench-"))
             caches.append(cache)
             env = {**os.environ, "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1", "XDG_CACHE_HOME": str(cache)}
-            client, ready = await start(root, env)
+            client, initialize, ready = await start(root, env)
             _, first = await query(client, texts[0])
+            answered.append(initialize)
             cold_ready.append(ready)
             cold_first.append(ready + first)
             log(f"{root.name} cold start {run + 1}/{runs}: index ready {ready:.2f}s, first answer {ready + first:.2f}s")
@@ -273,8 +276,9 @@ async def measure(root: Path, texts: list[str], *, runs: int = 5, searches: int 
         warm_ready, warm_first = [], []
         env = {**os.environ, "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1", "XDG_CACHE_HOME": str(caches[0])}
         for _ in range(runs):
-            client, ready = await start(root, env)
+            client, initialize, ready = await start(root, env)
             _, first = await query(client, texts[0])
+            answered.append(initialize)
             warm_ready.append(ready)
             warm_first.append(ready + first)
             log(f"{root.name} restart: index ready {ready:.2f}s, first answer {ready + first:.2f}s")
@@ -283,7 +287,9 @@ async def measure(root: Path, texts: list[str], *, runs: int = 5, searches: int 
         figures["restart_to_index_ready_s"] = [round(t, 3) for t in warm_ready]
         figures["restart_to_first_answer_s"] = [round(t, 3) for t in warm_first]
         figures["peak_rss_mb"] = max(peaks)
+        figures["start_to_initialize_answer_s"] = [round(t, 3) for t in answered]
         for key in (
+            "start_to_initialize_answer_s",
             "cold_to_index_ready_s",
             "cold_to_first_answer_s",
             "restart_to_index_ready_s",
