@@ -24,7 +24,7 @@ from bench.__main__ import BEHAVIOR_SET, resolve_root, save_figures
 from bench.oneshot import instant_judge
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
-from smartsearch_ls.judge.runner import JudgmentCache
+from smartsearch_ls.judge.judgments import JudgmentCache
 from smartsearch_ls.search.engine import SearchRequest, search
 
 FALLBACK_QUERIES = [

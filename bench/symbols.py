@@ -31,7 +31,7 @@ from pathlib import Path
 from bench.__main__ import OUT_DIR, resolve_root
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.runner import JudgmentCache
+from smartsearch_ls.judge.judgments import JudgmentCache
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.result import kind_of
 from smartsearch_ls.search.symbols import find_symbols, symbol_index

@@ -23,8 +23,8 @@ from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.judge.judgments import JudgeConfig, JudgeFailed, JudgmentCache
 from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, judge_name, resolve_judge
-from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed, JudgmentCache
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.params import InvalidQuery, parse_params
 from smartsearch_ls.search.result import Match, SearchResult, summary
@@ -119,8 +119,10 @@ async def _query(args: argparse.Namespace) -> int:
         judge = JudgeConfig(model, judge_name(settings.judge.model), settings.judge.timeout, settings.concurrency)
     index, _ = RootIndex.open_warm(root, exclude=tuple(settings.exclude), cache_dir=settings.cacheDir)
     # The embedded judge embeds its candidates anyway (and shares the vectors), so the semantic side of the
-    # shortlist costs nothing extra then; with a hosted judge it would cost seconds per one-shot run.
-    dense = DenseIndex.for_root(index) if settings.semantic and settings.judge.model == LOCAL else None
+    # shortlist costs nothing extra then; with a hosted judge it would cost seconds per one-shot run. Symbol and
+    # path searches embed nothing and do not read the vectors.
+    local_judge = judge is not None and settings.judge.model == LOCAL
+    dense = DenseIndex.for_root(index) if settings.semantic and local_judge else None
     request = SearchRequest(
         query=params.query,
         dense=[dense] if dense is not None else [],
@@ -133,10 +135,9 @@ async def _query(args: argparse.Namespace) -> int:
         context=params.context,
         expand_related=params.expand_related,
     )
-    keeps_vectors = dense is not None and judge is not None  # symbol and path searches embed nothing
-    embedded_before = dense.progress()[0] if dense is not None and keeps_vectors else 0
+    embedded_before = dense.progress()[0] if dense is not None else 0
     result = await search(request, judge, JudgmentCache())
-    if dense is not None and keeps_vectors and (dense.adopt_cached() or dense.progress()[0] > embedded_before):
+    if dense is not None and (dense.adopt_cached() or dense.progress()[0] > embedded_before):
         dense.persist()  # what this search embedded is not embedded again by the next one
     if args.json:
         print(json.dumps(to_json(result), indent=2))

@@ -91,3 +91,23 @@ def test_a_symbol_search_does_not_load_the_embedded_model(project: Path, tmp_pat
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["matches"][0]["symbol"] == "SessionStore"
     assert not (tmp_path / "smartsearch-ls" / "models").exists()  # nothing loaded, so nothing re-quantized
+
+
+def test_look_ups_and_the_server_start_do_not_import_the_judge(project: Path, tmp_path: Path) -> None:
+    """Pydantic AI and ONNX Runtime cost ~1.1 s of imports: `--help`, a symbol search and the server's module
+    (everything up to its `initialize` answer) must not pay for them; a behavior search does."""
+    report = "import atexit, sys; atexit.register(lambda: print('judge imported:', 'pydantic_ai' in sys.modules, "
+    report += "'onnxruntime' in sys.modules, file=sys.stderr))"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+
+    def imports(code: str, *args: str) -> str:
+        command = [sys.executable, "-c", f"{report}; {code}", *args]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, check=False)
+        return done.stderr.strip().splitlines()[-1]
+
+    cli = "from smartsearch_ls.cli import main; main()"
+    assert imports(cli, "query", "--help") == "judge imported: False False"
+    assert imports(cli, "query", "SessionStore", "--root", str(project)) == "judge imported: False False"
+    assert imports("import smartsearch_ls.server.main, smartsearch_ls.server.app") == "judge imported: False False"
+    behavior = imports(cli, "query", "read the JSON configuration file", "--root", str(project))
+    assert behavior == "judge imported: True True"

@@ -36,13 +36,13 @@ import numpy.typing as npt
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.index import store
 from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.judge.loading import HEAVY_IMPORTS
 from smartsearch_ls.judge.local import (
     MODEL_SHA256,
     Embedder,
     EmbeddingCache,
     LocalModelUnavailable,
     content_key,
-    local_model,
     snippet_text,
 )
 from smartsearch_ls.judge.local.encoder import DIMENSIONS, MAX_TOKENS
@@ -71,6 +71,9 @@ class Encoder(NamedTuple):
 @cache
 def shared_encoder() -> Encoder | None:
     """The local judge's embedder and cache, loaded once per process; None (logged once) without the weights."""
+    with HEAVY_IMPORTS:  # Pydantic AI, imported when the model is first needed
+        from smartsearch_ls.judge.local.model import local_model
+
     try:
         model = local_model()
     except LocalModelUnavailable as error:

@@ -4,13 +4,18 @@
 (`openai:gpt-4.1-mini`, `system-one:clm-latest`, `typesafe:jev-latest`, `ollama:...`). Building a model
 can fail for reasons the user must fix (unknown provider, missing API key or base URL, a provider extra
 not installed): that becomes a `JudgeUnavailable` saying what to do, before any snippet is read.
+Pydantic AI is imported when a judge is first resolved, not with this module (see `judge.judgments`).
 """
 
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
-from pydantic_ai.models import Model, infer_model
+from smartsearch_ls.judge.loading import HEAVY_IMPORTS
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
 
 LOCAL = "local"
 """The embedded judge: no account, no network, source never leaves the machine."""
@@ -28,14 +33,18 @@ def resolve_judge(name: str) -> Model:
         raise JudgeUnavailable("No judge is configured: set `judge.model` (default `local`).")
     if name == LOCAL:
         try:
-            from smartsearch_ls.judge.local import local_model
+            with HEAVY_IMPORTS:
+                from smartsearch_ls.judge.local.model import local_model
         except ImportError as error:  # the optional runtime of the embedded judge is missing
             raise JudgeUnavailable(
                 f"The embedded `local` judge cannot load ({error}). Reinstall with `pip install smartsearch-ls`."
             ) from error
         return local_model()
     try:
-        return infer_model(name)
+        with HEAVY_IMPORTS:  # inferring a model imports its provider's modules
+            from pydantic_ai.models import infer_model
+
+            return infer_model(name)
     except Exception as error:  # each provider raises its own kind for a missing key, URL or package
         raise JudgeUnavailable(
             f"Judge {name!r} cannot be used: {error}. Check the model name, the provider's API key or base URL "

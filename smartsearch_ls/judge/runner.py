@@ -27,12 +27,8 @@ fails the search, as a judgment would.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from pydantic_ai import Agent
@@ -44,17 +40,13 @@ from pydantic_ai.exceptions import (
     ModelRateLimitError,
     UnexpectedModelBehavior,
 )
-from pydantic_ai.models import Model
 
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgeFailed, JudgmentCache
 from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
 from smartsearch_ls.judge.redact import current_tally, redact
 
 log = logging.getLogger(__name__)
-
-CACHE_ENTRIES = 100_000
-"""About 10 MB of keys: a day of searching in a large repository before the oldest judgments go."""
-
 
 RATE_LIMIT_RETRIES = 2
 """Times one snippet's judgment is asked again after HTTP 429, before the search fails."""
@@ -66,60 +58,11 @@ DEFAULT_RETRY_AFTER = 1.0
 """Seconds waited after a 429 that names no wait."""
 
 
-class JudgeFailed(Exception):
-    """A judgment failed, so the search did; the message names the judge, the cause and what to do."""
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeConfig:
-    """Which judge, and how hard to push it."""
-
-    model: Model
-    name: str
-    timeout: float = 30.0
-    concurrency: int = 8
-
-
-class JudgmentCache:
-    """A bounded LRU of relevance scores, shared by every search of a process."""
-
-    def __init__(self, capacity: int = CACHE_ENTRIES) -> None:
-        self._scores: OrderedDict[tuple[str, str, str], float] = OrderedDict()
-        self._capacity = capacity
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def key(judge: str, query: str, snippet: Snippet) -> tuple[str, str, str]:
-        content = f"{snippet.path}\0{snippet.symbol}\0{snippet.start_line}\0{snippet.text}".encode()
-        return judge, query, hashlib.blake2b(content, digest_size=16).hexdigest()
-
-    def get(self, key: tuple[str, str, str]) -> float | None:
-        with self._lock:
-            score = self._scores.get(key)
-            if score is not None:
-                self._scores.move_to_end(key)
-            return score
-
-    def put(self, key: tuple[str, str, str], score: float) -> None:
-        with self._lock:
-            self._scores[key] = score
-            self._scores.move_to_end(key)
-            while len(self._scores) > self._capacity:
-                self._scores.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._scores)
-
-
 @runtime_checkable
 class PreparesBatches(Protocol):
     """A judge model that can get ready for a search's runs at once, given their instructions and prompts."""
 
     async def prepare_batch(self, instructions: str, prompts: Sequence[str]) -> None: ...
-
-
-Judged = Callable[[int, int], None]
-"""Called with (judged so far, to judge) after each judgment."""
 
 
 async def judge_snippets(

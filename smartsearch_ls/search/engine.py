@@ -17,7 +17,8 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
-from smartsearch_ls.judge.runner import JudgeConfig, Judged, JudgmentCache, judge_snippets
+from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgmentCache
+from smartsearch_ls.judge.loading import HEAVY_IMPORTS
 from smartsearch_ls.search import shapes
 from smartsearch_ls.search.excerpt import evidence, focus
 from smartsearch_ls.search.result import Coverage, Match, Mode, SearchResult, kind_of
@@ -73,6 +74,9 @@ async def _behavior_search(
         )
     )
     snippets = [c.snippet for c in found.candidates]
+    with HEAVY_IMPORTS:  # Pydantic AI, imported by the first search that judges (usually already, by its judge)
+        from smartsearch_ls.judge.runner import judge_snippets
+
     scores = await judge_snippets(judge, request.query, snippets, cache, on_judged) if snippets else []
     passing = sorted(
         ((c, s) for c, s in zip(found.candidates, scores, strict=True) if s >= request.threshold),

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.index.terms import text_terms
-from smartsearch_ls.judge.runner import JudgeConfig, Judged, JudgmentCache
+from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgmentCache
 from smartsearch_ls.search.context import CONTEXT_WEIGHT, Context, declaration_context, match_terms
 from smartsearch_ls.search.intent_matches import (
     declaration_match,

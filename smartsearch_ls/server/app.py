@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, lsp_method
 
 from smartsearch_ls import __version__
-from smartsearch_ls.judge.runner import JudgmentCache
+from smartsearch_ls.judge.judgments import JudgmentCache
 from smartsearch_ls.server.folders import Folders
 from smartsearch_ls.server.progress import EmbeddingReporter
 from smartsearch_ls.server.watcher import FolderWatcher
@@ -77,6 +77,8 @@ class SmartSearchServer(LanguageServer):
         self.watcher: FolderWatcher | None = None
         self.model_warmup: asyncio.Task[None] | None = None
         """Loading the embedded model in the background, once settings need it (kept so it is not collected)."""
+        self.judge_import: asyncio.Task[None] | None = None
+        """Importing the judge runner in the background after `initialized` (kept so it is not collected)."""
         self.feature(UNDECODABLE_METHOD)(_already_answered)
 
     def folders_disk_changed(self, root: Path, paths: list[str]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.runner import JudgmentCache
+from smartsearch_ls.judge.judgments import JudgmentCache
 from smartsearch_ls.server import main as server_main
 from tests.faults.support import FaultServer, generate_tree, launch, poll
 

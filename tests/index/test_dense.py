@@ -11,7 +11,8 @@ from smartsearch_ls.index import dense as dense_module
 from smartsearch_ls.index import store
 from smartsearch_ls.index.dense import DenseIndex, Encoder, dense_path
 from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.judge.local import EmbeddingCache, local_model, snippet_text
+from smartsearch_ls.judge.local import EmbeddingCache, snippet_text
+from smartsearch_ls.judge.local.model import local_model
 from tests.conftest import write_tree
 
 TREE: dict[str, str | bytes] = {

@@ -13,8 +13,9 @@ from smartsearch_ls.index.dense import DenseIndex, Encoder
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, fuse, shortlist
 from smartsearch_ls.index.terms import meta_terms, query_weights, text_terms
-from smartsearch_ls.judge.local import EmbeddingCache, local_model, snippet_text
-from smartsearch_ls.judge.runner import JudgeConfig, JudgmentCache
+from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
+from smartsearch_ls.judge.local import EmbeddingCache, snippet_text
+from smartsearch_ls.judge.local.model import local_model
 from smartsearch_ls.search.engine import SearchRequest, search
 from tests.conftest import write_tree
 

@@ -14,10 +14,12 @@ from pydantic_ai import Agent
 from pydantic_ai.exceptions import UserError
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.local import Embedder, EmbeddingCache, LocalJudgeModel, local_model, snippet_text
+from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
+from smartsearch_ls.judge.local import Embedder, EmbeddingCache, snippet_text
 from smartsearch_ls.judge.local import model as model_module
+from smartsearch_ls.judge.local.model import LocalJudgeModel, local_model
 from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
-from smartsearch_ls.judge.runner import JudgeConfig, JudgmentCache, judge_snippets
+from smartsearch_ls.judge.runner import judge_snippets
 
 PARSE_DATE = Snippet(
     "util/dates.py",

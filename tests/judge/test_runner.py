@@ -11,8 +11,9 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.judge.judgments import JudgeConfig, JudgeFailed, JudgmentCache
 from smartsearch_ls.judge.models import JudgeUnavailable, resolve_judge
-from smartsearch_ls.judge.runner import JudgeConfig, JudgeFailed, JudgmentCache, judge_snippets
+from smartsearch_ls.judge.runner import judge_snippets
 from tests.support.model_servers import ModelServer
 
 SNIPPETS = [

@@ -8,7 +8,7 @@ import pytest
 
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.runner import JudgmentCache
+from smartsearch_ls.judge.judgments import JudgmentCache
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.imports import parse_imports, parse_jsonc
 from smartsearch_ls.search.result import SearchResult

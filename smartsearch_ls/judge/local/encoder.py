@@ -17,13 +17,17 @@ from __future__ import annotations
 import threading
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from smartsearch_ls.judge.loading import HEAVY_IMPORTS
 from smartsearch_ls.judge.local.quantize import fast_model
 from smartsearch_ls.judge.local.weights import resolve_weights
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 MAX_TOKENS = 128
 BATCH_SIZE = 16
@@ -67,6 +71,9 @@ class Embedder:
         threads: int | None = None,
     ) -> Embedder:
         """Verify the weights (see `resolve_weights`), use their re-quantized copy, and open a CPU session."""
+        with HEAVY_IMPORTS:  # ~0.15 s, paid by the first load rather than by every import of this module
+            import onnxruntime as ort
+
         model = fast_model(resolve_weights(weights), cache_dir)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or 0  # 0: one thread per core

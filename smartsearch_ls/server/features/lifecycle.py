@@ -2,14 +2,16 @@
 
 On `initialized` the server pulls settings (when the client can answer), registers for configuration and
 file-change notifications where the client allows dynamic registration, starts its own watcher where it
-does not, and indexes every folder in the background with progress. Meanwhile it loads the embedded model
-when the `local` judge or the semantic shortlist will need it, so the first search does not wait for that;
-a settings change that starts needing it (the judge switched to `local`) loads it then.
+does not, and indexes every folder in the background with progress. Meanwhile it imports the agent framework
+(kept off the path to the `initialize` answer, ~1 s) and loads the embedded model when the `local` judge or the
+semantic shortlist will need it, so the first search waits for neither; a settings change that starts needing
+the model (the judge switched to `local`) loads it then.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import time
 import uuid
@@ -19,6 +21,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from smartsearch_ls.judge.loading import HEAVY_IMPORTS
 from smartsearch_ls.judge.models import LOCAL
 from smartsearch_ls.server.app import SmartSearchServer
 from smartsearch_ls.server.folders import Folder
@@ -93,6 +96,20 @@ async def start_indexing(server: SmartSearchServer) -> None:
         asyncio.get_running_loop().create_task(index_folder(server, folder))
 
 
+def start_judge_import(server: SmartSearchServer) -> None:
+    """Import the judge runner (and with it Pydantic AI) in a worker thread, once."""
+    if server.judge_import is None:
+        server.judge_import = asyncio.get_running_loop().create_task(asyncio.to_thread(_import_judge_runner))
+
+
+def _import_judge_runner() -> None:
+    try:
+        with HEAVY_IMPORTS:
+            importlib.import_module("smartsearch_ls.judge.runner")
+    except ImportError as error:  # the first search that judges imports it again and reports the failure
+        log.warning("the judge runner could not be imported: %s", error)
+
+
 def start_model_warmup(server: SmartSearchServer) -> None:
     """Load the embedded model in the background if the settings need it and no load has run or is running."""
     if server.settings.judge.model.strip() != LOCAL and not server.settings.semantic:
@@ -118,7 +135,8 @@ async def warm_local_model(server: SmartSearchServer) -> None:
 
 
 def _load_local_model() -> None:
-    from smartsearch_ls.judge.local import local_model  # onnxruntime and tokenizers: not on the start-up path
+    with HEAVY_IMPORTS:  # Pydantic AI and ONNX Runtime: not on the start-up path
+        from smartsearch_ls.judge.local.model import local_model
 
     local_model()
 
@@ -201,6 +219,7 @@ def register(server: SmartSearchServer) -> None:
             ls.watch_mode = "server"
             ls.watcher = FolderWatcher(asyncio.get_running_loop(), ls.folders_disk_changed)
         ls.log_to_client(f"watch mode: {ls.watch_mode}")
+        start_judge_import(ls)
         start_model_warmup(ls)
         await _register(ls, registrations)
         await start_indexing(ls)

@@ -1,0 +1,73 @@
+"""What the rest of the engine holds of a judge: its configuration, the judgment cache, and its failure.
+
+Kept apart from the runner so that importing them does not import Pydantic AI (~1 s of a start-up): a
+symbol or path look-up judges nothing, and the command line's `--help`, those look-ups and the server's
+`initialize` answer should not wait for the agent framework. The runner (`judge.runner`) is imported when a
+search first judges.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from smartsearch_ls.chunking.snippet import Snippet
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+CACHE_ENTRIES = 100_000
+"""About 10 MB of keys: a day of searching in a large repository before the oldest judgments go."""
+
+
+class JudgeFailed(Exception):
+    """A judgment failed, so the search did; the message names the judge, the cause and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeConfig:
+    """Which judge, and how hard to push it."""
+
+    model: Model
+    name: str
+    timeout: float = 30.0
+    concurrency: int = 8
+
+
+Judged = Callable[[int, int], None]
+"""Called with (judged so far, to judge) after each judgment."""
+
+
+class JudgmentCache:
+    """A bounded LRU of relevance scores, shared by every search of a process."""
+
+    def __init__(self, capacity: int = CACHE_ENTRIES) -> None:
+        self._scores: OrderedDict[tuple[str, str, str], float] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(judge: str, query: str, snippet: Snippet) -> tuple[str, str, str]:
+        content = f"{snippet.path}\0{snippet.symbol}\0{snippet.start_line}\0{snippet.text}".encode()
+        return judge, query, hashlib.blake2b(content, digest_size=16).hexdigest()
+
+    def get(self, key: tuple[str, str, str]) -> float | None:
+        with self._lock:
+            score = self._scores.get(key)
+            if score is not None:
+                self._scores.move_to_end(key)
+            return score
+
+    def put(self, key: tuple[str, str, str], score: float) -> None:
+        with self._lock:
+            self._scores[key] = score
+            self._scores.move_to_end(key)
+            while len(self._scores) > self._capacity:
+                self._scores.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._scores)
