@@ -77,8 +77,6 @@ class SmartSearchServer(LanguageServer):
         self.watcher: FolderWatcher | None = None
         self.model_warmup: asyncio.Task[None] | None = None
         """Loading the embedded model in the background, once settings need it (kept so it is not collected)."""
-        self.judge_import: asyncio.Task[None] | None = None
-        """Importing the judge runner in the background after `initialized` (kept so it is not collected)."""
         self.feature(UNDECODABLE_METHOD)(_already_answered)
 
     def folders_disk_changed(self, root: Path, paths: list[str]) -> None:

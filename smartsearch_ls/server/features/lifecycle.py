@@ -2,10 +2,10 @@
 
 On `initialized` the server pulls settings (when the client can answer), registers for configuration and
 file-change notifications where the client allows dynamic registration, starts its own watcher where it
-does not, and indexes every folder in the background with progress. Meanwhile it imports the agent framework
-(kept off the path to the `initialize` answer, ~1 s) and loads the embedded model when the `local` judge or the
-semantic shortlist will need it, so the first search waits for neither; a settings change that starts needing
-the model (the judge switched to `local`) loads it then.
+does not, imports the agent framework (~1 s, kept off the path to the `initialize` answer), and indexes every
+folder in the background with progress. Meanwhile it loads the embedded model when the `local` judge or the
+semantic shortlist will need it, so the first search does not wait for that; a settings change that starts
+needing it (the judge switched to `local`) loads it then.
 """
 
 from __future__ import annotations
@@ -96,13 +96,12 @@ async def start_indexing(server: SmartSearchServer) -> None:
         asyncio.get_running_loop().create_task(index_folder(server, folder))
 
 
-def start_judge_import(server: SmartSearchServer) -> None:
-    """Import the judge runner (and with it Pydantic AI) in a worker thread, once."""
-    if server.judge_import is None:
-        server.judge_import = asyncio.get_running_loop().create_task(asyncio.to_thread(_import_judge_runner))
-
-
 def _import_judge_runner() -> None:
+    """Import the judge runner, and with it Pydantic AI (~1 s of CPU).
+
+    Called after `initialized` and before indexing starts, not beside it: loading a persisted index is Python
+    work in this process too, and the two threads sharing the interpreter made both late (on `large`, restart
+    to first answer 5.1 -> 5.7-7.2 s, the model's load queued behind the import)."""
     try:
         with HEAVY_IMPORTS:
             importlib.import_module("smartsearch_ls.judge.runner")
@@ -219,9 +218,9 @@ def register(server: SmartSearchServer) -> None:
             ls.watch_mode = "server"
             ls.watcher = FolderWatcher(asyncio.get_running_loop(), ls.folders_disk_changed)
         ls.log_to_client(f"watch mode: {ls.watch_mode}")
-        start_judge_import(ls)
-        start_model_warmup(ls)
         await _register(ls, registrations)
+        await asyncio.to_thread(_import_judge_runner)
+        start_model_warmup(ls)
         await start_indexing(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
