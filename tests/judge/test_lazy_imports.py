@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.server.conftest import SHARED_XDG_CACHE
+
 REPO = Path(__file__).resolve().parents[2]
 
 RACE = """
@@ -42,9 +44,9 @@ print("errors:", errors)
 """
 
 
-def test_first_uses_from_several_threads_at_once_all_succeed(tmp_path: Path) -> None:
+def test_first_uses_from_several_threads_at_once_all_succeed() -> None:
     """Unserialized, one of these threads got a partially initialized `pydantic_ai` module (every time here)."""
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "XDG_CACHE_HOME": str(SHARED_XDG_CACHE), "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "errors: []", done.stdout
