@@ -165,9 +165,11 @@ def speed_section(speed: dict[str, Any]) -> list[str]:
                 f"{s['peer_label']} |"
             )
         srv = data["server"]
+        initialize = srv.get("median_start_to_initialize_answer_s", math.nan)  # not recorded before 2026-12-01
         lines.append("")
         lines.append(
-            f"Also: server cold start to `index ready` {_seconds(srv['median_cold_to_index_ready_s'])}, restart to "
+            f"Also: server spawn to the `initialize` answer {_seconds(initialize)}, "
+            f"cold start to `index ready` {_seconds(srv['median_cold_to_index_ready_s'])}, restart to "
             f"`index ready` {_seconds(srv['median_restart_to_index_ready_s'])}, an unsaved edit (`didChange`) to a "
             f"result showing it {srv['did_change_to_result_p50_ms']:.0f} ms, a repeated search "
             f"{srv['repeated_search_p50_ms']:.0f} ms; one-shot interpreter start + imports "
