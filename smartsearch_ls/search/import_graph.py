@@ -51,8 +51,10 @@ def rank_files(graph: ImportGraph, files: Mapping[str, object]) -> None:
         return
     number = {p: i for i, p in enumerate(nodes)}
     n = len(nodes)
-    sources = np.array([number[p] for p, ts in edges.items() for _ in ts], dtype=np.int64)
-    targets = np.array([number[t] for ts in edges.values() for t in ts], dtype=np.int64)
+    # Edges in one canonical order: the sums below would otherwise follow the order files were learned in, and a
+    # graph built in slices ranked a file 1.5665894036598091 where one built at once said ...096.
+    pairs = np.array(sorted((number[p], number[t]) for p, ts in edges.items() for t in ts), dtype=np.int64)
+    sources, targets = (pairs[:, 0], pairs[:, 1]) if len(pairs) else (pairs, pairs)
     out_degree = np.bincount(sources, minlength=n).astype(np.float64)
     rank = np.full(n, 1.0 / n)
     dangling = out_degree == 0
