@@ -36,7 +36,7 @@ import numpy.typing as npt
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.index import store
 from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.judge.loading import HEAVY_IMPORTS
+from smartsearch_ls.judge.loading import load_local_model
 from smartsearch_ls.judge.local import (
     MODEL_SHA256,
     Embedder,
@@ -70,13 +70,11 @@ class Encoder(NamedTuple):
 
 @cache
 def shared_encoder() -> Encoder | None:
-    """The local judge's embedder and cache, loaded once per process; None (logged once) without the weights."""
-    with HEAVY_IMPORTS:  # Pydantic AI, imported when the model is first needed
-        from smartsearch_ls.judge.local.model import local_model
-
+    """The local judge's embedder and cache, loaded once per process; None (logged once) without the weights or
+    their runtime."""
     try:
-        model = local_model()
-    except LocalModelUnavailable as error:
+        model = load_local_model()
+    except (LocalModelUnavailable, ImportError) as error:
         log.warning("the semantic shortlist is off, searches use BM25 alone: %s", error)
         return None
     return Encoder(model.embedder, model.cache)

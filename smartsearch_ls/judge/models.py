@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from smartsearch_ls.judge.loading import HEAVY_IMPORTS
+from smartsearch_ls.judge.loading import HEAVY_IMPORTS, load_local_model
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -33,13 +33,11 @@ def resolve_judge(name: str) -> Model:
         raise JudgeUnavailable("No judge is configured: set `judge.model` (default `local`).")
     if name == LOCAL:
         try:
-            with HEAVY_IMPORTS:
-                from smartsearch_ls.judge.local.model import local_model
-        except ImportError as error:  # the optional runtime of the embedded judge is missing
+            return load_local_model()
+        except ImportError as error:  # the runtime of the embedded judge is missing
             raise JudgeUnavailable(
                 f"The embedded `local` judge cannot load ({error}). Reinstall with `pip install smartsearch-ls`."
             ) from error
-        return local_model()
     try:
         with HEAVY_IMPORTS:  # inferring a model imports its provider's modules
             from pydantic_ai.models import infer_model

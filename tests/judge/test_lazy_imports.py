@@ -14,6 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 RACE = """
 import sys, threading
 from smartsearch_ls.index.dense import shared_encoder
+from smartsearch_ls.judge.loading import load_local_model
 from smartsearch_ls.judge.models import resolve_judge
 from smartsearch_ls.server.features import lifecycle
 
@@ -23,7 +24,7 @@ actions = [
     shared_encoder,  # background embedding
     lambda: resolve_judge("test"),  # a search with another judge
     lifecycle._import_judge_runner,  # the server's warm-up after `initialized`
-    lifecycle._load_local_model,
+    load_local_model,  # its model warm-up
 ]
 barrier = threading.Barrier(len(actions))
 errors = []
@@ -50,3 +51,28 @@ def test_first_uses_from_several_threads_at_once_all_succeed() -> None:
     done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "errors: []", done.stdout
+
+
+MISSING_RUNTIME = """
+import sys
+sys.modules["onnxruntime"] = None  # as if it were not installed: importing it raises ImportError
+from smartsearch_ls.index.dense import shared_encoder
+from smartsearch_ls.judge.models import JudgeUnavailable, resolve_judge
+
+try:
+    resolve_judge("local")
+except JudgeUnavailable as error:
+    print("judge:", error)
+print("encoder:", shared_encoder())
+"""
+
+
+def test_a_missing_runtime_is_a_clear_error_for_the_judge_and_turns_the_semantic_side_off() -> None:
+    """ONNX Runtime is imported on first use now, so its absence is found there and must still read clearly."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(SHARED_XDG_CACHE), "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", MISSING_RUNTIME], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    judge, encoder = done.stdout.strip().splitlines()[-2:]
+    assert judge.startswith("judge: The embedded `local` judge cannot load") and "pip install smartsearch-ls" in judge
+    assert encoder == "encoder: None"
+    assert "the semantic shortlist is off" in done.stderr

@@ -21,7 +21,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from smartsearch_ls.judge.loading import HEAVY_IMPORTS
+from smartsearch_ls.judge.loading import HEAVY_IMPORTS, load_local_model
 from smartsearch_ls.judge.models import LOCAL
 from smartsearch_ls.server.app import SmartSearchServer
 from smartsearch_ls.server.folders import Folder
@@ -126,18 +126,11 @@ async def warm_local_model(server: SmartSearchServer) -> None:
     """
     started = time.monotonic()
     try:
-        await asyncio.to_thread(_load_local_model)
+        await asyncio.to_thread(load_local_model)
     except Exception as error:  # the search or the embedding that needs the model reports it, with the fix
         log.info("the local model was not loaded ahead of searches: %s", error)
         return
     server.log_to_client(f"local model ready in {time.monotonic() - started:.1f} s")
-
-
-def _load_local_model() -> None:
-    with HEAVY_IMPORTS:  # Pydantic AI and ONNX Runtime: not on the start-up path
-        from smartsearch_ls.judge.local.model import local_model
-
-    local_model()
 
 
 async def _pull_settings(server: SmartSearchServer) -> None:
