@@ -20,10 +20,17 @@ def content_key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+CAPACITY = 4_096
+"""Vectors kept: sixteen searches' worth at the largest `candidates` (256). The cache hands vectors between the
+shortlist, the judge's preparation and its runs within a search; what lasts is the root's `DenseIndex`, which
+the shortlist copies from (`DenseIndex.share`). At 50,000 (the first bound) a long-lived server on a large root
+kept a second copy of most of its vectors: ~1.8 KB an entry, ~90 MB."""
+
+
 class EmbeddingCache:
     """A bounded, thread-safe map from `content_key(text)` to that text's unit vector."""
 
-    def __init__(self, capacity: int = 50_000) -> None:
+    def __init__(self, capacity: int = CAPACITY) -> None:
         self.capacity = capacity
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
