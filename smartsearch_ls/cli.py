@@ -23,8 +23,8 @@ from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgeConfig, JudgeFailed, JudgmentCache
-from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, judge_name, resolve_judge
+from smartsearch_ls.judge.judgments import JudgeFailed, JudgmentCache
+from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, configured_judge
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.params import InvalidQuery, parse_params
 from smartsearch_ls.search.result import Match, SearchResult, summary
@@ -113,28 +113,15 @@ async def _query(args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise ValueError(f"--root {args.root!r} is not a directory.")
     mode = None if params.mode == "auto" else params.mode
-    judge = None
-    if (mode or route(params.query)) == "behavior":
-        model = resolve_judge(settings.judge.model)
-        judge = JudgeConfig(model, judge_name(settings.judge.model), settings.judge.timeout, settings.concurrency)
+    judge = configured_judge(settings) if (mode or route(params.query)) == "behavior" else None
     index, _ = RootIndex.open_warm(root, exclude=tuple(settings.exclude), cache_dir=settings.cacheDir)
     # The embedded judge embeds its candidates anyway (and shares the vectors), so the semantic side of the
     # shortlist costs nothing extra then; with a hosted judge it would cost seconds per one-shot run. Symbol and
     # path searches embed nothing and do not read the vectors.
     local_judge = judge is not None and settings.judge.model == LOCAL
     dense = DenseIndex.for_root(index) if settings.semantic and local_judge else None
-    request = SearchRequest(
-        query=params.query,
-        dense=[dense] if dense is not None else [],
-        scopes=[Scope(index, "", GlobSet.of([params.glob]) if params.glob else GlobSet())],
-        limit=params.limit or settings.limit,
-        candidates=params.candidates or settings.candidates,
-        threshold=settings.threshold,
-        mode=mode,
-        intent=params.intent,
-        context=params.context,
-        expand_related=params.expand_related,
-    )
+    scope = Scope(index, "", GlobSet.of([params.glob]) if params.glob else GlobSet())
+    request = SearchRequest.of(params, settings, [scope], mode, dense=[dense] if dense is not None else [])
     embedded_before = dense.progress()[0] if dense is not None else 0
     result = await search(request, judge, JudgmentCache())
     if dense is not None and (dense.adopt_cached() or dense.progress()[0] > embedded_before):

@@ -12,10 +12,13 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
+from smartsearch_ls.judge.judgments import JudgeConfig
 from smartsearch_ls.judge.loading import HEAVY_IMPORTS, load_local_model
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
+
+    from smartsearch_ls.settings import Settings
 
 LOCAL = "local"
 """The embedded judge: no account, no network, source never leaves the machine."""
@@ -48,6 +51,13 @@ def resolve_judge(name: str) -> Model:
             f"Judge {name!r} cannot be used: {error}. Check the model name, the provider's API key or base URL "
             "in the server's environment, or use the embedded judge `local`."
         ) from error
+
+
+def configured_judge(settings: Settings) -> JudgeConfig:
+    """The judge the settings name, with their timeout and concurrency; raises `JudgeUnavailable` (see
+    `resolve_judge`). Blocks while the model loads: async callers run it in a worker thread."""
+    name = settings.judge.model
+    return JudgeConfig(resolve_judge(name), judge_name(name), settings.judge.timeout, settings.concurrency)
 
 
 def judge_name(model: Model | str) -> str:

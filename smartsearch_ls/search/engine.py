@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import asks_for_documentation
@@ -23,6 +24,10 @@ from smartsearch_ls.search import shapes
 from smartsearch_ls.search.excerpt import evidence, focus
 from smartsearch_ls.search.result import Coverage, Match, Mode, SearchResult, kind_of
 from smartsearch_ls.search.routing import Intent
+
+if TYPE_CHECKING:
+    from smartsearch_ls.search.params import QueryParams
+    from smartsearch_ls.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +52,33 @@ class SearchRequest:
     """Words that re-rank the hits (never widen them), e.g. `goal progress` for `remaining_value`."""
     expand_related: bool = False
     """Follow imports of the named symbol to its declaration, and list the files the best hits import."""
+
+    @classmethod
+    def of(
+        cls,
+        params: QueryParams,
+        settings: Settings,
+        scopes: Sequence[Scope],
+        mode: Mode | None,
+        *,
+        dense: Sequence[DenseIndex] = (),
+        limit: int | None = None,
+        embed_missing: int | None = None,
+    ) -> SearchRequest:
+        """The request for validated params, the settings filling in what they leave out; `limit` overrides both."""
+        return cls(
+            query=params.query,
+            scopes=scopes,
+            limit=limit or params.limit or settings.limit,
+            candidates=params.candidates or settings.candidates,
+            threshold=settings.threshold,
+            mode=mode,
+            dense=dense,
+            embed_missing=embed_missing,
+            intent=params.intent,
+            context=params.context,
+            expand_related=params.expand_related,
+        )
 
 
 async def search(

@@ -20,7 +20,7 @@ from smartsearch_ls.discovery.scope import resolve_directory
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.judgments import JudgeConfig, JudgeFailed
-from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, judge_name, resolve_judge
+from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, configured_judge
 from smartsearch_ls.judge.redact import tally_redactions
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.params import InvalidQuery, QueryParams, parse_params
@@ -75,12 +75,10 @@ async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> li
 
 
 async def judge_for(server: SmartSearchServer) -> JudgeConfig:
-    settings = server.settings
     try:
-        model = await asyncio.to_thread(resolve_judge, settings.judge.model)
+        return await asyncio.to_thread(configured_judge, server.settings)
     except JudgeUnavailable as error:
         raise request_failed(str(error)) from None
-    return JudgeConfig(model, judge_name(settings.judge.model), settings.judge.timeout, settings.concurrency)
 
 
 async def run_search(
@@ -95,17 +93,13 @@ async def run_search(
     await server.folders.flush_all()
     routed = mode or route(params.query)
     settings = server.settings
-    request = SearchRequest(
-        query=params.query,
-        scopes=scopes,
-        limit=limit or params.limit or settings.limit,
-        candidates=params.candidates or settings.candidates,
-        threshold=settings.threshold,
-        mode=mode,
-        intent=params.intent,
-        context=params.context,
-        expand_related=params.expand_related,
+    request = SearchRequest.of(
+        params,
+        settings,
+        scopes,
+        mode,
         dense=[d for s in scopes if (d := _dense_of(server, s)) is not None],
+        limit=limit,
         # The local judge embeds its candidates anyway (sharing the vectors); with another judge, embedding
         # them here would add seconds to every search until background embedding has caught up.
         embed_missing=None if settings.judge.model == LOCAL else 0,
