@@ -30,6 +30,7 @@ from typing import IO, TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.index.bm25 import Packed
+from smartsearch_ls.index.gc_pause import gc_paused
 
 if TYPE_CHECKING:
     from smartsearch_ls.index.root_index import FileEntry, RootIndex
@@ -110,17 +111,18 @@ def build_in_parallel(index: RootIndex, stale: Sequence[str], progress: Callable
     arrivals: queue.Queue[Share | WorkerFailed] = queue.Queue()
     readers = [threading.Thread(target=worker.deliver, args=(arrivals,), daemon=True) for worker in pool]
     try:
-        for reader in readers:
-            reader.start()
-        done = 0
-        for _ in range(count):
-            arrival = arrivals.get()
-            if isinstance(arrival, WorkerFailed):
-                raise arrival
-            index.absorb(arrival)
-            done += len(arrival.entries)
-            if progress is not None:
-                progress(done, len(stale))
+        with gc_paused():  # the shares unpickled by the readers and merged here are millions of objects
+            for reader in readers:
+                reader.start()
+            done = 0
+            for _ in range(count):
+                arrival = arrivals.get()
+                if isinstance(arrival, WorkerFailed):
+                    raise arrival
+                index.absorb(arrival)
+                done += len(arrival.entries)
+                if progress is not None:
+                    progress(done, len(stale))
     except WorkerFailed as error:  # the files it did not index are read in-process; absorbed ones are kept
         log.warning("%s; indexing the rest in-process", error)
         return False

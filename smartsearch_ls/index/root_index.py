@@ -9,7 +9,6 @@ half-replaced.
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 from collections import Counter
@@ -26,6 +25,7 @@ from smartsearch_ls.discovery.ripgrep import list_files
 from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.bulk import Share, build_in_parallel
+from smartsearch_ls.index.gc_pause import gc_paused
 from smartsearch_ls.index.terms import meta_terms, text_terms
 from smartsearch_ls.pickling import by_fields
 
@@ -163,16 +163,11 @@ class RootIndex:
         chunked = len(stale)
         if not build_in_parallel(self, stale, progress):
             chunked = 0
-            gc_was_enabled = gc.isenabled()
-            gc.disable()  # bulk indexing allocates millions of small objects that are never garbage
-            try:
+            with gc_paused():
                 for done, path in enumerate(stale, 1):
                     chunked += self.read_into_index(path)
                     if progress is not None and (done % 50 == 0 or done == len(stale)):
                         progress(done, len(stale))
-            finally:
-                if gc_was_enabled:
-                    gc.enable()
         lines = sum(e.lines for e in self.files.values())
         if lines > MAX_LINES:
             raise CapExceeded(

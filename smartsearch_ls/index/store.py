@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from smartsearch_ls.index.gc_pause import gc_paused
+
 log = logging.getLogger(__name__)
 
 FORMAT = 2
@@ -106,7 +108,8 @@ def load(path: Path) -> dict[str, Any] | None:
         log.warning("ignoring a damaged index at %s; it will be rebuilt", path)
         return None
     try:
-        payload = pickle.loads(data)
+        with gc_paused():  # millions of objects, none of them garbage
+            payload = pickle.loads(data)
     except Exception as error:  # a checksum-valid but unloadable file: another version's classes
         log.warning("ignoring an unreadable index at %s (%s); it will be rebuilt", path, error)
         return None
