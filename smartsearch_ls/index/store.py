@@ -16,6 +16,7 @@ import logging
 import os
 import pickle
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -23,20 +24,24 @@ from smartsearch_ls.index.gc_pause import gc_paused
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2
-"""Bump when what is persisted, or how files are chunked or tokenized, changes."""
+FORMAT = 3
+"""Bump when what is persisted, or how files are chunked or tokenized, changes (3: the checksum is a CRC-32)."""
 
 _MAGIC = b"smartsearch-index"
 """Followed by a space, the format version and a line end, then the payload's checksum on the second line."""
 
 
 def header(data: bytes | memoryview, version: int = FORMAT) -> bytes:
-    """The two header lines of a persisted payload."""
-    return _header_line(version, hashlib.blake2b(data, digest_size=16).hexdigest())
+    """The two header lines of a persisted payload.
+
+    The checksum catches a truncated or damaged file, not tampering (the file is a pickle of a private cache):
+    CRC-32 does that at ~3 GB/s, where BLAKE2b took 0.13 s of every 0.7 s warm start of a 1.2 M-line root.
+    """
+    return _header_line(version, zlib.crc32(data))
 
 
-def _header_line(version: int, checksum: str) -> bytes:
-    return b"%s %d\n%s\n" % (_MAGIC, version, checksum.encode())
+def _header_line(version: int, checksum: int) -> bytes:
+    return b"%s %d\n%08x\n" % (_MAGIC, version, checksum)
 
 
 def default_cache_dir() -> Path:
@@ -67,7 +72,7 @@ def save(path: Path, payload: dict[str, Any]) -> bool:
                 hashing = _HashingWriter(handle)
                 pickle.dump(payload, hashing, protocol=pickle.HIGHEST_PROTOCOL)
                 handle.seek(0)
-                handle.write(_header_line(FORMAT, hashing.digest.hexdigest()))
+                handle.write(_header_line(FORMAT, hashing.checksum))
             os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
@@ -83,10 +88,10 @@ class _HashingWriter:
 
     def __init__(self, handle: BinaryIO) -> None:
         self._handle = handle
-        self.digest = hashlib.blake2b(digest_size=16)
+        self.checksum = zlib.crc32(b"")
 
     def write(self, data: bytes | memoryview | pickle.PickleBuffer) -> int:
-        self.digest.update(data)
+        self.checksum = zlib.crc32(data, self.checksum)
         return self._handle.write(data)
 
 
