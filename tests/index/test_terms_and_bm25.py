@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pickle
+import sys
+import threading
 
-from smartsearch_ls.index.bm25 import Bm25Index
+from smartsearch_ls.index.bm25 import Bm25Index, Postings
 from smartsearch_ls.index.terms import SYNONYM_WEIGHT, identifier_terms, query_weights, text_terms
 
 
@@ -111,3 +113,53 @@ def test_a_pickled_index_scores_the_same_retired_documents_included() -> None:
     for query in QUERIES:
         assert copy.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
     assert copy.add(text_terms("expired session"), set()) == index.add(text_terms("expired session"), set())
+
+
+def test_a_loaded_index_cuts_terms_out_when_used_and_then_behaves_as_the_original() -> None:
+    index = _index(DOCS)
+    loaded = pickle.loads(pickle.dumps(index))
+    assert loaded.body.arrays == {}  # nothing cut out of the packed buffer yet
+    weights = query_weights(QUERIES[0])
+    assert loaded.scores(weights).tolist() == index.scores(weights).tolist()
+    assert 0 < len(loaded.body.arrays) < len(index.body.arrays)  # only the query's terms
+
+    for copy in (index, loaded):  # the same edits on both: new terms, known terms, a retirement, compaction
+        copy.add(text_terms("expired session token refresh"), {"auth", "refresh"})
+        copy.retire(0)
+        copy.retire(1)
+        copy.compact()
+    assert loaded.body.unpack_all() == index.body.unpack_all()
+    assert loaded.meta.unpack_all() == index.meta.unpack_all()
+    again = pickle.loads(pickle.dumps(loaded))
+    for query in QUERIES:
+        assert again.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
+
+
+def test_racing_first_look_ups_of_a_term_all_find_its_postings() -> None:
+    index = _index([(f"word{i} shared{i % 7}", f"file{i}.py") for i in range(3_000)])
+    terms = list(index.body.unpack_all())
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads swap as often as they can, so they meet inside `get`
+    try:
+        for _ in range(5):
+            found = _look_up_at_once(pickle.loads(pickle.dumps(index)).body, terms, threads=4)
+            assert all(all(row) for row in found)
+    finally:
+        sys.setswitchinterval(switching)
+
+
+def _look_up_at_once(table: Postings, terms: list[str], threads: int) -> list[list[bool]]:
+    """Whether each thread found each term, all threads starting together on a freshly loaded table."""
+    start = threading.Barrier(threads)
+    found: list[list[bool]] = []
+
+    def look() -> None:
+        start.wait()
+        found.append([table.get(term) is not None for term in terms])
+
+    workers = [threading.Thread(target=look) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return found
