@@ -88,13 +88,21 @@ class GlobSet:
 
     def names(self, path: str) -> bool:
         """Whether any include glob matches, ignoring the excludes: "is this path one of these"."""
-        return any(_compile(g).fullmatch(path) for g in self.include)
+        return _compile_any(self.include).fullmatch(path) is not None
 
     def matches(self, path: str) -> bool:
         """Whether a root-relative '/'-separated path passes."""
-        if self.include and not any(_compile(g).fullmatch(path) for g in self.include):
+        if self.include and _compile_any(self.include).fullmatch(path) is None:
             return False
-        return not any(_compile(g).fullmatch(path) for g in self.exclude)
+        return _compile_any(self.exclude).fullmatch(path) is None
+
+
+@lru_cache(maxsize=256)
+def _compile_any(globs: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern matching what any of `globs` matches (none: nothing), so a path costs one regex call, not
+    one per glob: every listed file is checked against the fifteen credential globs on every refresh (on a
+    2,106-file root, 28 -> 11 ms)."""
+    return re.compile("|".join(f"(?:{_compile(g).pattern})" for g in globs) or "(?!)", re.DOTALL)
 
 
 SECRET_GLOBS: tuple[str, ...] = (
