@@ -24,6 +24,7 @@ import threading
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -47,12 +48,6 @@ class PackedTable:
     ends: list[int]
     flat: bytes
 
-    @classmethod
-    def of(cls, table: Postings) -> PackedTable:
-        arrays = table.unpack_all()
-        ends = np.cumsum([len(postings) * 4 for postings in arrays.values()], dtype=np.int64).tolist()
-        return cls(list(arrays), ends, b"".join(arrays.values()))
-
     def unpack_into(self, table: Postings, width: int, offset: int) -> None:
         """Add these postings to `table` with every document id raised by `offset`."""
         flat = self.flat
@@ -73,41 +68,52 @@ class PackedTable:
 class Postings:
     """One table, term -> `array('i')`: the arrays in use, and the terms of a loaded index not cut out yet.
 
-    `get` is the only way to a term's postings, so a term left in the packed buffer is never missed, and code
-    that goes over every term (`compact`, `packed`) cuts the rest out first (`unpack_all`). Cutting one out is
-    under a lock of its own: look-ups that do not hold the index's lock (symbol popularity) may race for the
-    same term, and the loser must find the winner's array, not a term that seems to have no postings.
+    `get` is the only way to a term's postings, so a term left in the packed buffer is never missed. In a loaded
+    table every miss is settled under a lock of its own (`_cutting`): look-ups that do not hold the index's lock
+    (symbol popularity) may race each other or an edit for the same term, and must find the array another cut,
+    not a term that seems to have no postings. The packed buffer is kept until `compact` needs every array; a
+    persist copies the terms still packed as bytes (`packed`), without cutting them out.
     """
 
-    __slots__ = ("_cutting", "_flat", "_spans", "arrays")
+    __slots__ = ("_cutting", "_flat", "_loaded", "_spans", "arrays")
 
     def __init__(self, packed: PackedTable | None = None) -> None:
         self.arrays: dict[str, array[int]] = {}
         """Terms whose postings are arrays already; `add` appends to them in place."""
         self._cutting = threading.Lock()
+        self._loaded = packed is not None
         self._flat = packed.flat if packed is not None else b""
         self._spans: dict[str, tuple[int, int]] = {}
+        """Byte ranges in `_flat` of the terms not cut out yet; a term is here or in `arrays`, never both."""
         if packed is not None:
-            self._spans = dict(zip(packed.terms, zip([0, *packed.ends[:-1]], packed.ends, strict=True), strict=True))
+            self._spans = dict(zip(packed.terms, pairwise([0, *packed.ends]), strict=True))
 
     def get(self, term: str) -> array[int] | None:
         """The term's postings, or None when no document has it."""
         found = self.arrays.get(term)
-        if found is None and self._spans:
+        if found is None and self._loaded:
             with self._cutting:
                 found = self.arrays.get(term)
-                span = self._spans.pop(term, None) if found is None else None
-                if span is not None:
+                if found is None and (span := self._spans.pop(term, None)) is not None:
                     found = self.arrays[term] = array("i", self._flat[span[0] : span[1]])
         return found
 
     def unpack_all(self) -> dict[str, array[int]]:
-        """Every term's postings as arrays (cutting out those still packed), for code that visits them all."""
+        """Every term's postings as arrays (cutting out those still packed), for code that rewrites them all."""
         with self._cutting:
             for term, (start, end) in self._spans.items():
                 self.arrays[term] = array("i", self._flat[start:end])
             self._spans, self._flat = {}, b""
         return self.arrays
+
+    def packed(self) -> PackedTable:
+        """The whole table end to end, for pickling: arrays as they are, terms still packed copied as bytes."""
+        with self._cutting:
+            flat = memoryview(self._flat)
+            pieces = [*self.arrays.values(), *(flat[start:end] for start, end in self._spans.values())]
+            terms = [*self.arrays, *self._spans]
+        ends = np.cumsum([len(piece) * piece.itemsize for piece in pieces], dtype=np.int64).tolist()
+        return PackedTable(terms, ends, b"".join(pieces))
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,9 +176,7 @@ class Bm25Index:
 
     def packed(self) -> Packed:
         """This index as flat values (the postings are copied; lengths and flags are shared, not copied)."""
-        return Packed(
-            PackedTable.of(self.body), PackedTable.of(self.meta), self.lengths, self.alive, self.live, self.live_length
-        )
+        return Packed(self.body.packed(), self.meta.packed(), self.lengths, self.alive, self.live, self.live_length)
 
     def __getstate__(self) -> Packed:
         return self.packed()
@@ -180,7 +184,7 @@ class Bm25Index:
     def __setstate__(self, state: Packed) -> None:
         self.__init__()  # type: ignore[misc]
         self.body, self.meta = Postings(state.body), Postings(state.meta)  # cut out term by term, when used
-        self.lengths, self.alive = state.lengths, state.alive
+        self.lengths, self.alive = array("f", state.lengths), bytearray(state.alive)  # `packed()` shares them
         self.live, self.live_length = state.live, state.live_length
 
     def absorb(self, other: Packed) -> int:

@@ -89,6 +89,16 @@ def test_a_warm_start_rereads_only_changed_files(project: Path, tmp_path: Path) 
     assert fingerprint(second) == fingerprint(fresh(project))
 
 
+def test_a_root_with_nothing_to_index_starts_warm_too(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "ws", {"logo.png": b"\x89PNG\r\n\x1a\n\x00\x00"})
+    first = RootIndex(root, cache_dir=tmp_path / "cache")
+    assert first.refresh().files == 1 and first.snippet_count == 0
+    assert first.persist()
+    second = RootIndex(root, cache_dir=tmp_path / "cache")
+    assert second.load_persisted()  # empty postings tables load back
+    assert second.refresh().read == 0
+
+
 def test_a_damaged_persisted_index_is_rebuilt(project: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = RootIndex(project, cache_dir=cache)

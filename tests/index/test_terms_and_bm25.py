@@ -135,15 +135,34 @@ def test_a_loaded_index_cuts_terms_out_when_used_and_then_behaves_as_the_origina
         assert again.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
 
 
+def test_a_loaded_index_persists_without_cutting_its_terms_out() -> None:
+    index = _index(DOCS)
+    loaded = pickle.loads(pickle.dumps(index))
+    loaded.scores(query_weights(QUERIES[0]))
+    cut = len(loaded.body.arrays)
+    again = pickle.loads(pickle.dumps(loaded))  # what a persist writes
+    assert len(loaded.body.arrays) == cut
+    for query in QUERIES:
+        assert again.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
+
+
+def test_empty_tables_load_back() -> None:
+    for index in (Bm25Index(), _index([("value = 1", "")])):  # nothing at all; body terms but no names
+        loaded = pickle.loads(pickle.dumps(index))
+        assert loaded.scores({"value": 1.0}).tolist() == index.scores({"value": 1.0}).tolist()
+
+
 def test_racing_first_look_ups_of_a_term_all_find_its_postings() -> None:
-    index = _index([(f"word{i} shared{i % 7}", f"file{i}.py") for i in range(3_000)])
-    terms = list(index.body.unpack_all())
+    many = _index([(f"word{i} shared{i % 7}", f"file{i}.py") for i in range(3_000)])
+    one = _index([("token", "")])  # the last packed term: racers must not read "nothing left" as "no postings"
     switching = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # threads swap as often as they can, so they meet inside `get`
     try:
-        for _ in range(5):
-            found = _look_up_at_once(pickle.loads(pickle.dumps(index)).body, terms, threads=4)
-            assert all(all(row) for row in found)
+        for index, rounds in ((many, 5), (one, 300)):
+            terms = list(index.body.unpack_all())
+            for _ in range(rounds):
+                found = _look_up_at_once(pickle.loads(pickle.dumps(index)).body, terms, threads=4)
+                assert all(all(row) for row in found)
     finally:
         sys.setswitchinterval(switching)
 
