@@ -107,7 +107,10 @@ class Postings:
         return self.arrays
 
     def packed(self) -> PackedTable:
-        """The whole table end to end, for pickling: arrays as they are, terms still packed copied as bytes."""
+        """The whole table end to end, for pickling: arrays as they are, terms still packed copied as bytes.
+
+        The caller holds the index's lock, as `RootIndex.persist` does: the arrays are measured and joined after
+        `_cutting` is released, and an `add` meanwhile would grow them between the two."""
         with self._cutting:
             flat = memoryview(self._flat)
             pieces = [*self.arrays.values(), *(flat[start:end] for start, end in self._spans.values())]
@@ -175,7 +178,9 @@ class Bm25Index:
         return len(self.lengths) - self.live
 
     def packed(self) -> Packed:
-        """This index as flat values (the postings are copied; lengths and flags are shared, not copied)."""
+        """This index as flat values (the postings are copied; lengths and flags are shared, not copied).
+
+        Under the index's lock, like every change to the index (see `Postings.packed`)."""
         return Packed(self.body.packed(), self.meta.packed(), self.lengths, self.alive, self.live, self.live_length)
 
     def __getstate__(self) -> Packed:
