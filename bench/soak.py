@@ -62,6 +62,14 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+EDIT_MARKERS = {
+    ".py": "\n\ndef soak_edit_{n}(value):\n    return value  # soak edit\n",
+    ".ts": "\n\nexport function soakEdit{n}(value: unknown) {{\n  return value; // soak edit\n}}\n",
+    ".js": "\n\nexport function soakEdit{n}(value) {{\n  return value; // soak edit\n}}\n",
+}
+"""What an edit appends to a file, by language (replacing the previous one), so the file still parses."""
+
+
 class Soak:
     """The load, and what it measured."""
 
@@ -73,7 +81,9 @@ class Soak:
         self.served: Counter[str] = Counter()
         self.errors: Counter[str] = Counter()
         self.samples: list[dict[str, Any]] = []
-        self.files = [p for p in root.rglob("*.py") if p.is_file()]
+        self.files = [p for p in sorted(root.rglob("*")) if p.suffix in EDIT_MARKERS and p.is_file()]
+        if not self.files:
+            raise SystemExit(f"{root} has no {', '.join(EDIT_MARKERS)} file for the soak to edit")
         self.edits = 0
 
     async def timed(self, kind: str, params: dict[str, Any]) -> None:
@@ -107,8 +117,9 @@ class Soak:
     async def edit(self) -> None:
         path = self.random.choice(self.files)
         text = path.read_text(encoding="utf-8", errors="replace")
-        marker = f"\n\ndef soak_edit_{self.edits}(value):\n    return value  # soak edit\n"
-        path.write_text(text + marker if "soak edit" not in text else text.split("\n\ndef soak_edit_")[0] + marker)
+        marker = EDIT_MARKERS[path.suffix].format(n=self.edits)
+        kept = text.split(EDIT_MARKERS[path.suffix].split("{n}")[0])[0]  # the previous soak edit goes
+        path.write_text(kept + marker)
         self.edits += 1
         self.server.client.workspace_did_change_watched_files(
             types.DidChangeWatchedFilesParams(
@@ -226,8 +237,8 @@ async def soak_run(args: argparse.Namespace, judge: FaultServer, scratch: Path) 
         print(f"index ready; RSS {baseline.rss_kb // 1024} MB, {baseline.threads} threads", flush=True)
         summary = await Soak(server, root, args.seed).run(args.minutes, args.clients, args.report_seconds)
         summary["rss_mb_at_start"] = round(baseline.rss_kb / 1024)
-        alive = await server.query(query="Command", mode="symbol")  # still serving after the soak
-        summary["served_after"] = bool(alive.matches)
+        await server.query(query="Command", mode="symbol")  # still serving after the soak (matches or not)
+        summary["served_after"] = True
     finally:
         await server.stop()
     logged = server_log_errors(log_file)
