@@ -1,8 +1,10 @@
 """Focusing a matched snippet on at most 12 lines: the part a person reads to decide.
 
 A whole function can be 160 lines; the excerpt is the narrowest judged snippet inside it that also passed
-(the evidence), else the 12-line window holding the most query terms, with the declaration's first line
-preferred on ties so a reader sees what the code is.
+(the evidence), else the 12-line window holding the most query terms (typed words 1, their synonyms less), with
+the declaration's first line preferred on ties so a reader sees what the code is. Import statements (Python,
+JS/TS) count for nothing: they name what a file uses, not what it does, and a module header's import block,
+dense with the query's identifiers, would otherwise be shown instead of the docstring or code that matched.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 
 from smartsearch_ls.chunking.snippet import Snippet, split_lines
 from smartsearch_ls.index.terms import query_weights, text_terms
+from smartsearch_ls.search.imports import parse_imports
 
 EXCERPT_LINES = 12
 EXCERPT_CHARS = 1_500
@@ -39,8 +42,12 @@ def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[
         offset = within.start_line - snippet.start_line
         lines, first = lines[offset : offset + within.end_line - within.start_line + 1], within.start_line
     if len(lines) > EXCERPT_LINES:
-        wanted = set(query_weights(query))
-        hits = [sum(1 for term in text_terms(line) if term in wanted) for line in lines]
+        wanted = query_weights(query)
+        imports = _import_lines(snippet)
+        hits = [
+            0.0 if first + i in imports else sum(wanted.get(term, 0.0) for term in text_terms(line))
+            for i, line in enumerate(lines)
+        ]
         window = sum(hits[:EXCERPT_LINES])
         best, best_hits = 0, window
         for start in range(1, len(lines) - EXCERPT_LINES + 1):
@@ -52,3 +59,9 @@ def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[
         lines = lines[:-1]
     text = "\n".join(lines)[:EXCERPT_CHARS]
     return first, first + len(lines) - 1, text
+
+
+def _import_lines(snippet: Snippet) -> set[int]:
+    """The line numbers of the snippet's import statements."""
+    refs = parse_imports(snippet.path, [(snippet.start_line, snippet.text)])
+    return {line for ref in refs for line in range(ref.start_line, ref.end_line + 1)}

@@ -1,0 +1,78 @@
+"""`focus`: the at most 12 lines of a matched snippet that a person reads to decide."""
+
+from __future__ import annotations
+
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.search.excerpt import EXCERPT_LINES, focus
+
+PYTHON_HEADER = '''"""Sessions: who is signed in.
+
+Expired sessions are rejected at every request and forgotten.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from shop.auth.sessions import (
+    expire_sessions,
+    reject_session,
+)
+from shop.auth.tokens import SessionToken, expired_token
+from shop.clock import now
+
+SESSION_SECONDS = 3600
+'''
+
+TYPESCRIPT_HEADER = """// Guard: the checks every request passes.
+
+import { expireSessions, rejectSession } from "./sessions";
+import type { SessionToken } from "./tokens";
+import {
+  expiredToken,
+  sessionExpired,
+} from "./expiry";
+const rejectExpired = require("./reject-expired");
+
+export const SESSION_SECONDS = 3600;
+export const LOGIN_PAGE = "/login";
+"""
+
+
+def test_a_long_snippet_is_cut_to_the_window_with_most_query_words() -> None:
+    body = [f"    step_{i}()" for i in range(40)]
+    body[25:27] = ["    if session.expired:", "        reject(session)"]
+    snippet = Snippet("auth.py", 10, 50, "def handle(session):\n" + "\n".join(body), "handle")
+    start, end, text = focus(snippet, "reject expired sessions")
+    assert end - start + 1 == EXCERPT_LINES and text.count("\n") == EXCERPT_LINES - 1
+    assert start <= 10 + 26 and end >= 10 + 27 and "reject(session)" in text
+
+
+def test_import_lines_do_not_draw_the_excerpt_in_python() -> None:
+    """The header's imports name every query word, but its docstring says what the module does."""
+    snippet = Snippet("shop/auth/guard.py", 1, 18, PYTHON_HEADER, None)
+    start, end, text = focus(snippet, "reject expired sessions")
+    assert (start, end) == (1, EXCERPT_LINES) and text.startswith('"""Sessions')
+
+
+def test_import_lines_do_not_draw_the_excerpt_in_typescript() -> None:
+    snippet = Snippet("src/guard.ts", 101, 117, TYPESCRIPT_HEADER + "\n" * 4 + "// expired sessions rejected\n", None)
+    start, end, text = focus(snippet, "reject expired sessions")
+    assert (start, end) == (106, 117) and text.endswith("// expired sessions rejected")
+
+
+def test_typed_words_outweigh_synonyms() -> None:
+    lines = ["x = 0"] * 30
+    lines[3] = "remove(entry)"  # a synonym of the typed word `delete`
+    lines[20] = "delete(entry)"
+    snippet = Snippet("cache.py", 1, 30, "\n".join(lines), None)
+    start, end, _ = focus(snippet, "delete the entry")
+    assert start <= 21 <= end and not start <= 4 <= end
+
+
+def test_a_passing_narrower_snippet_is_the_excerpt() -> None:
+    text = "\n".join(f"line_{i} = {i}" for i in range(1, 41))
+    snippet = Snippet("m.py", 1, 40, text, None)
+    within = Snippet("m.py", 30, 33, "\n".join(f"line_{i} = {i}" for i in range(30, 34)), None)
+    assert focus(snippet, "anything", within)[:2] == (30, 33)
