@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.index import store
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.judge.loading import load_local_model
@@ -101,6 +102,8 @@ class DenseIndex:
         """Content key per doc id of `_snippets`; None for a doc that was already retired when first seen."""
         self._doc_rows = np.zeros(0, dtype=np.int64)
         """Row per doc id; `NO_ROW` while the doc waits for a vector, `RETIRED` once it left the index."""
+        self._doc_prose = np.zeros(0, dtype=bool)
+        """Per doc id: whether it is a snippet of prose documentation, embedded after the code."""
         self._snippets: list[Snippet | None] | None = None
         """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
 
@@ -129,15 +132,21 @@ class DenseIndex:
         beside a 100-line one) paid for padding: the shortest `limit` of the lowest `PENDING_WINDOW` waiting
         docs keeps a batch's lengths close (`bench/hybrid/measure.py`, background embedding). Every doc is
         still reached: the window always holds the lowest waiting ids, and each call takes `limit` of them.
+        Code comes before prose documentation, which behavior searches leave out unless asked
+        (`discovery.documentation`): the vectors searches use are all there sooner.
         """
         with self.index.lock, self._lock:
             self._sync()
             snippets = self.index.snippets
             # Not `_missing(_live_docs())`: that walks every snippet in Python (~5 ms a call on a 45k-snippet
             # root) for every background batch of eight; this finds waiting rows in numpy and stops at the window.
-            waiting = (int(doc) for doc in np.flatnonzero(self._doc_rows == NO_ROW) if snippets[doc] is not None)
-            window = [(len(snippets[doc].text), doc) for doc in islice(waiting, PENDING_WINDOW)]  # type: ignore[union-attr]
-            return [doc for _, doc in sorted(window)[:limit]]
+            waiting = self._doc_rows == NO_ROW
+            for ids in (np.flatnonzero(waiting & ~self._doc_prose), np.flatnonzero(waiting & self._doc_prose)):
+                live = (int(doc) for doc in ids if snippets[doc] is not None)
+                window = [(len(snippets[doc].text), doc) for doc in islice(live, PENDING_WINDOW)]  # type: ignore[union-attr]
+                if window:
+                    return [doc for _, doc in sorted(window)[:limit]]
+            return []
 
     def progress(self) -> tuple[int, int]:
         """`(snippets with a vector, live snippets)` of the whole root."""
@@ -279,6 +288,8 @@ class DenseIndex:
             None if s is None else content_key(snippet_text(s.path, s.symbol, s.text)) for s in snippets[start:]
         )
         self._doc_rows = np.concatenate([self._doc_rows[:start], np.full(len(snippets) - start, NO_ROW, np.int64)])
+        prose = (s is not None and is_documentation(s.path) for s in snippets[start:])
+        self._doc_prose = np.concatenate([self._doc_prose[:start], np.fromiter(prose, bool, len(snippets) - start)])
         self._sync_rows(np.arange(start, len(snippets), dtype=np.int64))
 
     def _sync_rows(self, docs: Docs) -> None:

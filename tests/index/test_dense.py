@@ -202,3 +202,19 @@ def test_without_a_model_nothing_is_embedded(tmp_path: Path) -> None:
     assert dense.embed_pending(100) == 0
     assert dense.query_vector("anything") is None
     assert dense.progress() == (0, index.snippet_count)
+
+
+def test_background_embedding_does_code_before_prose_documentation(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    """Behavior searches leave documentation out, so the vectors they use come first, whatever the file order."""
+    docs = {f"a_docs/guide{i}.md": f"# Guide {i}\n\nHow to compute the area of shape {i}.\n" for i in range(3)}
+    index = RootIndex(
+        write_tree(tmp_path / "ws", {**docs, "README.md": "# Shapes\n", **TREE}), cache_dir=tmp_path / "cache"
+    )
+    index.refresh()
+    dense = dense_of(index, embedder)
+    order: list[str] = []
+    while dense.embed_pending(2):
+        order.extend(text.splitlines()[0] for text in embedder.texts[len(order) :])
+    prose = [i for i, header in enumerate(order) if header.endswith(".md")]
+    assert len(prose) == 4 and prose == list(range(len(order) - 4, len(order)))  # all four, and last
+    assert dense.progress() == (index.snippet_count, index.snippet_count)
