@@ -58,6 +58,40 @@ def _translate(glob: str) -> str:
     return "".join(out)
 
 
+def glob_problem(glob: str) -> str | None:
+    """What is wrong with a glob (a leading `!` allowed), or None: what ripgrep would refuse, we refuse too,
+    rather than read an unclosed `[` or `{` as a literal character and quietly match nothing."""
+    body = glob.strip().removeprefix("!")
+    if not body:
+        return "a glob must not be empty"
+    depth, i = 0, 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\":
+            if i + 1 == len(body):
+                return f"{glob!r} ends with a lone backslash"
+            i += 1
+        elif c == "[":
+            end = body.find("]", i + 2)
+            if end < 0:
+                return f"{glob!r} has an unclosed character class `[`"
+            i = end
+        elif c == "{":
+            if depth:
+                return f"{glob!r} nests an alternation `{{` inside another"
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+        i += 1
+    if depth:
+        return f"{glob!r} has an unclosed alternation `{{`"
+    try:
+        _compile(body)
+    except re.error as error:
+        return f"{glob!r} is not a valid glob ({error.msg})"
+    return None
+
+
 @lru_cache(maxsize=256)
 def _compile(glob: str) -> re.Pattern[str]:
     anchored = "/" in glob.rstrip("/")
@@ -122,4 +156,10 @@ SECRET_GLOBS: tuple[str, ...] = (
     ".pypirc",
     "*.kdbx",
 )
-"""Files that hold credentials: never indexed, whatever the ignore files say, so never sent to a judge."""
+"""Files that hold credentials: never indexed, whatever the ignore files say, so never sent to a judge. Matched
+without regard to case (`server.PEM`, `.ENV` too)."""
+
+
+def is_credential(path: str) -> bool:
+    """Whether a root-relative '/'-separated path names a credential file (`SECRET_GLOBS`, any case)."""
+    return _compile_any(SECRET_GLOBS).fullmatch(path.lower()) is not None

@@ -90,6 +90,16 @@ def _longest_line(text: str) -> int:
     return max(map(len, text.split("\n")))
 
 
+def _utf8_name(path: Path) -> bool:
+    """Whether the file's name is UTF-8: a match must name its file in JSON and in a `file://` URI, and a name
+    that is not UTF-8 (undecodable bytes, kept by Python as lone surrogates) can be put in neither."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def read_file(path: Path) -> ReadFile:
     """Read a listed file that must be a regular file (a symlink is never followed)."""
     stamp = stamp_of(path)
@@ -100,6 +110,8 @@ def read_file(path: Path) -> ReadFile:
         return ReadFile(None, "", None, SkipReason.UNREADABLE if present else SkipReason.VANISHED)
     if stamp.size > MAX_FILE_BYTES:
         return ReadFile(stamp, "", None, SkipReason.OVERSIZED)
+    if not _utf8_name(path):
+        return ReadFile(stamp, "", None, SkipReason.NOT_UTF8)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as handle:

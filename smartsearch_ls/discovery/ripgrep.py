@@ -40,15 +40,18 @@ def find_rg() -> str:
 
 def list_files(root: Path, exclude: Sequence[str] = ()) -> list[str]:
     """Root-relative '/'-separated paths of the files rg would search, minus excluded and secret files."""
-    command = [find_rg(), "--files", "--no-require-git", "--no-messages", "--sort", "none"]
-    for glob in (*exclude, *SECRET_GLOBS):
-        # Negated globs only ever remove files from the listing, so handing them to rg is safe.
+    command = [find_rg(), "--files", "--null", "--no-require-git", "--no-messages", "--sort", "none"]
+    # Negated globs only ever remove files from the listing, so handing them to rg is safe.
+    for glob in exclude:
         command += ["--glob", f"!{glob.removeprefix('!')}"]
+    for glob in SECRET_GLOBS:
+        command += ["--iglob", f"!{glob}"]
     done = subprocess.run(command, cwd=root, capture_output=True, check=False)
     if done.returncode not in (0, 1):  # 1: nothing to list
         message = done.stderr.decode(errors="replace").strip()
         raise RuntimeError(f"rg --files failed in {root}: {message}")
-    paths = [line for line in done.stdout.decode("utf-8", errors="surrogateescape").splitlines() if line]
+    # NUL-separated, so a name holding a line break stays one name.
+    paths = [name for name in done.stdout.decode("utf-8", errors="surrogateescape").split("\0") if name]
     if len(paths) > MAX_FILES:
         raise CapExceeded(
             f"{root} holds {len(paths):,} searchable files, over the cap of {MAX_FILES:,}: "

@@ -19,7 +19,7 @@ from pathlib import Path
 from smartsearch_ls.chunking.chunker import chunk_file
 from smartsearch_ls.chunking.snippet import Declaration, Snippet
 from smartsearch_ls.discovery.errors import CapExceeded
-from smartsearch_ls.discovery.globs import SECRET_GLOBS, GlobSet
+from smartsearch_ls.discovery.globs import GlobSet, is_credential
 from smartsearch_ls.discovery.reading import FileStamp, SkipReason, digest_of, read_file, stamp_of
 from smartsearch_ls.discovery.ripgrep import list_files
 from smartsearch_ls.index import store
@@ -83,7 +83,7 @@ class RootIndex:
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
-        self._never = GlobSet(include=(*(g.removeprefix("!") for g in self.exclude), *SECRET_GLOBS))
+        self._excluded = GlobSet(include=tuple(g.removeprefix("!") for g in self.exclude))
         self.listed: set[str] = set()
         """What rg listed last: the only files that may be read. A path outside it is re-checked with rg."""
 
@@ -177,7 +177,7 @@ class RootIndex:
 
     def admits(self, path: str) -> bool:
         """Whether a root-relative path may be indexed at all (exclude setting, credential files)."""
-        return not self._never.names(path)
+        return not self._excluded.names(path) and not is_credential(path)
 
     def _is_stale(self, path: str, stamp: FileStamp | None) -> bool:
         entry = self.files.get(path)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from smartsearch_ls.discovery.errors import OutsideWorkspace
-from smartsearch_ls.discovery.globs import GlobSet
+from smartsearch_ls.discovery.globs import GlobSet, glob_problem, is_credential
 from smartsearch_ls.discovery.reading import SkipReason, read_file
 from smartsearch_ls.discovery.ripgrep import find_rg, list_files
 from smartsearch_ls.discovery.scope import resolve_directory
@@ -37,6 +37,48 @@ def test_exclude_globs_and_secret_files_are_never_listed(project: Path) -> None:
     listed = set(list_files(project, ["billing/**"]))
     assert not any(p.startswith("billing/") for p in listed)
     assert "keys/server.pem" not in listed
+
+
+def test_credential_files_are_never_listed_nor_admitted_whatever_their_case(project: Path) -> None:
+    for name in ("server.PEM", "deploy.Key", ".ENV.production", "ID_RSA"):
+        (project / name).write_text("-----BEGIN PRIVATE KEY-----\n")
+    listed = set(list_files(project))
+    assert not listed & {"server.PEM", "deploy.Key", ".ENV.production", "ID_RSA"}
+    assert is_credential("keys/Server.PEM") and is_credential("ID_RSA.pub") and not is_credential("src/keys.py")
+
+
+def test_a_name_that_is_not_utf8_is_skipped_and_a_line_break_in_a_name_is_kept(project: Path) -> None:
+    odd = os.fsencode(project) + b"/caf\xe9.py"
+    with open(odd, "wb") as handle:
+        handle.write(b"def weird():\n    return 1\n")
+    (project / "two\nlines.py").write_text("x = 1\n")
+    listed = set(list_files(project))
+    assert "two\nlines.py" in listed and "two" not in listed
+    (undecodable,) = [p for p in listed if p.startswith("caf")]
+    assert read_file(project / undecodable).skipped is SkipReason.NOT_UTF8
+    assert read_file(project / "two\nlines.py").text == "x = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("glob", "problem"),
+    [
+        ("", "must not be empty"),
+        ("!", "must not be empty"),
+        ("[", "unclosed character class"),
+        ("src/*.{ts,tsx", "unclosed alternation"),
+        ("{a,{b,c}}", "nests an alternation"),
+        ("a\\", "lone backslash"),
+        ("[z-a].py", "bad character range"),
+    ],
+)
+def test_malformed_globs_are_named_not_matched_literally(glob: str, problem: str) -> None:
+    found = glob_problem(glob)
+    assert found is not None and problem in found
+
+
+def test_wellformed_globs_pass() -> None:
+    for glob in ("*.py", "!tests/**", "src/**/*.{ts,tsx}", "[!_]*.py", "docs/", "a}b"):
+        assert glob_problem(glob) is None, glob
 
 
 def test_symlinks_are_not_followed(project: Path, tmp_path: Path) -> None:
