@@ -89,7 +89,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     }
     settings, problems = merge(Settings(), given)
     if problems:
-        raise ValueError(" ".join(problems))
+        raise ValueError("; ".join(problem.message for problem in problems))
     return settings
 
 
@@ -161,7 +161,8 @@ def _print_human(result: SearchResult) -> None:
             print(f"    {line}")
         print()
     if result.omitted_matches:
-        print(f"({result.omitted_matches} more matches above the threshold; raise --limit to see them)")
+        more = "match" if result.omitted_matches == 1 else "matches"
+        print(f"({result.omitted_matches} more {more} above the threshold; raise --limit to see them)")
     print(f"searched: {summary(result.coverage)}; judge: {result.judge or 'none'}", file=sys.stderr)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from smartsearch_ls.discovery.globs import glob_problem
 from smartsearch_ls.index.store import default_cache_dir
 
 
@@ -51,6 +52,15 @@ class Settings(BaseModel):
     cacheDir: Path = Field(default_factory=default_cache_dir)
     workspaceSymbol: WorkspaceSymbolSettings = Field(default_factory=WorkspaceSymbolSettings)
 
+    @field_validator("exclude")
+    @classmethod
+    def _globs(cls, value: list[str]) -> list[str]:
+        """An empty or malformed glob is an error, not a pattern that quietly matches everything or nothing."""
+        for glob in value:
+            if (problem := glob_problem(glob)) is not None:
+                raise ValueError(problem)
+        return value
+
 
 def _flatten(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
@@ -66,10 +76,28 @@ def _flatten(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 _SECTIONS = {"judge", "workspaceSymbol"}
 
 
-def merge(current: Settings, incoming: Mapping[str, Any] | None) -> tuple[Settings, list[str]]:
+class SettingProblem(NamedTuple):
+    """One incoming setting that was not applied."""
+
+    message: str
+    """What is wrong, naming the setting."""
+    kept: str = ""
+    """The value left in force (the server goes on with it); empty for an unknown setting."""
+
+    def __str__(self) -> str:
+        return f"{self.message}; keeping {self.kept}." if self.kept else f"{self.message}."
+
+
+def validation_reason(error: ValidationError) -> str:
+    """The first error's message as a user reads it, without pydantic's "Value error, " prefix."""
+    errors = error.errors()
+    return str(errors[0]["msg"]).removeprefix("Value error, ") if errors else str(error)
+
+
+def merge(current: Settings, incoming: Mapping[str, Any] | None) -> tuple[Settings, list[SettingProblem]]:
     """A copy of `current` with each valid incoming key applied; problems are returned, one per key."""
     updated = current.model_copy(deep=True)
-    problems: list[str] = []
+    problems: list[SettingProblem] = []
     if not incoming:
         return updated, problems
     for key, value in _flatten(incoming).items():
@@ -82,11 +110,11 @@ def merge(current: Settings, incoming: Mapping[str, Any] | None) -> tuple[Settin
             if not isinstance(target, BaseModel):
                 break
         if not isinstance(target, BaseModel) or name not in type(target).model_fields:
-            problems.append(f"Unknown setting `{key}` ignored.")
+            problems.append(SettingProblem(f"Unknown setting `{key}` ignored"))
             continue
         try:
             setattr(target, name, value)
         except ValidationError as error:
-            reason = error.errors()[0]["msg"] if error.errors() else str(error)
-            problems.append(f"Setting `{key}` = {value!r} is invalid ({reason}); keeping {getattr(target, name)!r}.")
+            message = f"Setting `{key}` = {value!r} is invalid ({validation_reason(error)})"
+            problems.append(SettingProblem(message, repr(getattr(target, name))))
     return updated, problems

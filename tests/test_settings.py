@@ -22,7 +22,18 @@ def test_nested_and_dotted_keys_merge_and_bad_values_are_kept_out() -> None:
     )
     assert settings.judge.model == "openai:gpt-4.1-mini" and settings.workspaceSymbol.judged is False
     assert settings.threshold == 0.5
-    assert any("`threshold`" in p for p in problems) and any("`bogus`" in p for p in problems)
+    assert any("`threshold`" in p.message for p in problems) and any("`bogus`" in p.message for p in problems)
+    assert [str(p) for p in problems if "`threshold`" in p.message] == [
+        "Setting `threshold` = 3 is invalid (Input should be less than or equal to 1); keeping 0.5."
+    ]
+
+
+@pytest.mark.parametrize("exclude", [[""], ["["], ["vendor/**", "{a,b"]])
+def test_a_malformed_exclude_glob_is_refused_not_applied(exclude: list[str]) -> None:
+    settings, problems = merge(Settings(exclude=["build/**"]), {"exclude": exclude})
+    assert settings.exclude == ["build/**"]
+    assert len(problems) == 1 and problems[0].message.startswith("Setting `exclude`")
+    assert "Value error" not in problems[0].message
 
 
 @pytest.mark.parametrize(
@@ -38,6 +49,8 @@ def test_nested_and_dotted_keys_merge_and_bad_values_are_kept_out() -> None:
         ({"query": "ok", "candidates": "9"}, "candidates"),
         ({"query": "ok", "mode": "fuzzy"}, "mode"),
         ({"query": "ok", "glob": ""}, "glob"),
+        ({"query": "ok", "glob": "src/*.{ts,tsx"}, "glob"),
+        ({"query": "ok", "glob": "["}, "glob"),
         ({"query": "ok", "directory": 7}, "directory"),
         ([], "params"),
     ],

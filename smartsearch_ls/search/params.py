@@ -11,6 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from smartsearch_ls.discovery.globs import glob_problem
+from smartsearch_ls.settings import validation_reason
+
 MAX_QUERY_CHARS = 2_000
 
 
@@ -37,6 +40,13 @@ class QueryParams(BaseModel):
             raise ValueError("must not be blank")
         return value.strip()
 
+    @field_validator("glob")
+    @classmethod
+    def _glob(cls, value: str | None) -> str | None:
+        if value is not None and (problem := glob_problem(value)) is not None:
+            raise ValueError(problem)
+        return value
+
     @field_validator("context")
     @classmethod
     def _context(cls, value: str | None) -> str | None:
@@ -58,6 +68,5 @@ def parse_params(raw: Any) -> QueryParams:
     try:
         return QueryParams.model_validate(raw)
     except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "params"
-        raise InvalidQuery(field, first["msg"]) from None
+        field = ".".join(str(part) for part in error.errors()[0]["loc"]) or "params"
+        raise InvalidQuery(field, validation_reason(error)) from None

@@ -99,7 +99,7 @@ class SmartSearchServer(LanguageServer):
         settings, problems = merge(self.settings, incoming)
         for problem in problems:
             self.log_to_client(f"settings from {source}: {problem}", types.MessageType.Warning)
-            if not problem.startswith("Unknown"):  # a wrong value deserves the user's eyes, an unknown key a log line
+            if problem.kept:  # a wrong value deserves the user's eyes, an unknown key a log line
                 message = f"SmartSearch: {problem}"
                 self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
         self.settings = settings
