@@ -66,6 +66,29 @@ def test_exit_codes(project: Path, model_server: ModelServer, tmp_path: Path) ->
     assert failing.returncode == 2 and "system-one:fail-500" in failing.stderr and "Traceback" not in failing.stderr
     missing = run(["query", "parse config", "--root", str(project / "nope")], None, tmp_path)
     assert missing.returncode == 2 and "not a directory" in missing.stderr
+    for flag, glob in (("--exclude", "["), ("--exclude", ""), ("--glob", "src/*.{ts,tsx")):
+        refused = run(["query", "parse config", "--root", str(project), flag, glob], None, tmp_path)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+        assert f"`{flag.removeprefix('--')}`" in refused.stderr and "Value error" not in refused.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(project: Path, tmp_path: Path) -> None:
+    with open(os.fsencode(project) + b"/caf\xe9.py", "wb") as handle:
+        handle.write(b"def read_the_json_configuration():\n    return 1\n")
+    done = run(["query", "read the JSON configuration file", "--root", str(project), "--json"], None, tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["coverage"]["skippedByReason"]["non-UTF-8"] == 2  # the sample's Latin-1 file, and this name
+    assert all(m["path"].isprintable() and "\udce9" not in m["path"] for m in result["matches"])
+
+
+def test_judge_is_null_when_nothing_was_judged(project: Path, tmp_path: Path) -> None:
+    done = run(
+        ["query", "read the JSON configuration file", "--root", str(project), "--glob", "*.nothing", "--json"],
+        None,
+        tmp_path,
+    )
+    assert done.returncode == 1 and json.loads(done.stdout)["judge"] is None
 
 
 def test_the_default_judge_is_local_and_needs_no_network(project: Path, tmp_path: Path) -> None:

@@ -123,8 +123,8 @@ async def judge_snippets(
                 raise
             except TimeoutError as error:
                 raise JudgeFailed(
-                    f"Judge {config.name} did not answer within {config.timeout:g} s: raise `judge.timeout`, "
-                    "lower `concurrency`, or check the model service. No partial result was returned."
+                    f"Judge {config.name} did not answer within {config.timeout:g} s: raise `judge.timeout` "
+                    "(`--timeout`), lower `concurrency`, or check the model service. No partial result was returned."
                 ) from error
             except Exception as error:
                 raise JudgeFailed(describe_failure(config.name, error)) from error

@@ -121,7 +121,8 @@ async def _behavior_search(
     warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
     if any(m.unsaved for m in matches):
         warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
-    return SearchResult(matches, max(len(kept) - request.limit, 0), coverage, warnings, "behavior", judge.name)
+    judged_by = judge.name if snippets else None  # the contract: null when no judging happened
+    return SearchResult(matches, max(len(kept) - request.limit, 0), coverage, warnings, "behavior", judged_by)
 
 
 def _collapse_overlaps(passing: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:
@@ -209,5 +210,6 @@ def _behavior_warnings(
         )
     if coverage.skipped_files:
         reasons = ", ".join(f"{n} {reason}" for reason, n in coverage.skipped_by_reason.items())
-        warnings.append(f"{coverage.skipped_files} files skipped ({reasons}).")
+        files = "file" if coverage.skipped_files == 1 else "files"
+        warnings.append(f"{coverage.skipped_files} {files} skipped ({reasons}).")
     return warnings

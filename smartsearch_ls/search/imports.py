@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -201,7 +202,10 @@ class Resolver:
         found = self._py_module(module, importer)
         if found:
             return Resolution(found)
-        return Resolution(None, "missing" if module.split(".")[0] in self.top_level else "external")
+        top = module.split(".")[0]
+        # The standard library is outside the workspace even where a folder shares its name (`tests/typing/`).
+        missing = top in self.top_level and top not in sys.stdlib_module_names
+        return Resolution(None, "missing" if missing else "external")
 
     def _py_file(self, stem: str) -> str | None:
         stem = stem.lstrip("/")
