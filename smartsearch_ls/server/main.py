@@ -24,12 +24,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stdio", action="store_true", help="use stdio (the default)")
     parser.add_argument("--tcp", action="store_true", help="listen on a TCP socket instead of stdio")
     parser.add_argument("--host", default="127.0.0.1", help="TCP host (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
+    parser.add_argument("--port", type=_port, default=2087, help="TCP port (default 2087)")
     parser.add_argument("--log-file", help="write logs here (rotated at 5 MiB) instead of stderr")
     parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="default INFO"
     )
     return parser
+
+
+def _port(text: str) -> int:
+    """A TCP port number, 1-65535, or argparse's usage error (exit 2) naming it."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (1-65535)")
+    return port
 
 
 def configure_logging(level: str, log_file: str | None) -> None:
@@ -57,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     server = SmartSearchServer()
     register_all(server)
     if args.tcp:
-        server.start_tcp(args.host, args.port)
+        try:
+            server.start_tcp(args.host, args.port)
+        except OSError as error:  # the port is taken, or the host is not this machine's
+            sys.exit(f"smartsearch-ls: cannot listen on {args.host}:{args.port}: {error.strerror or error}")
     else:
         server.start_io()
