@@ -17,7 +17,7 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
 from smartsearch_ls.judge.local import Embedder, EmbeddingCache, snippet_text
 from smartsearch_ls.judge.local import model as model_module
-from smartsearch_ls.judge.local.model import LocalJudgeModel, local_model
+from smartsearch_ls.judge.local.model import INERT_CEILING, LocalJudgeModel, local_model
 from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
 from smartsearch_ls.judge.runner import judge_snippets
 
@@ -92,6 +92,24 @@ async def test_ranks_the_relevant_snippet_first_and_above_threshold(model):
     assert scores["parse_iso_date"] >= 0.5
     assert all(scores[s.symbol] < 0.5 for s in UNRELATED), scores
     assert max(scores, key=scores.__getitem__) == "parse_iso_date"
+
+
+async def test_a_snippet_that_only_imports_is_held_below_the_threshold_whatever_its_path(model):
+    """`import time` in `sessions.py` passed 0.5 for "reject expired sessions" on its path alone."""
+    query = "reject expired sessions"
+    header = Snippet("auth/sessions.py", 1, 1, "import time", None)
+    rejecting = Snippet(
+        "auth/sessions.py",
+        3,
+        6,
+        "def check(store, token):\n    session = store.get(token)\n    if session.expires_at < time.time():\n"
+        "        raise PermissionError('session expired')",
+        "check",
+    )
+    unjudged = await model.judge(query, snippet_text(header.path, header.symbol, header.text))
+    assert unjudged.probability >= 0.5  # what the embedding alone says: the cap is what keeps it out
+    assert (await judge(model, query, header)).score <= INERT_CEILING
+    assert (await judge(model, query, rejecting)).score >= 0.5
 
 
 async def test_answers_are_probabilities_whose_product_is_the_calibrated_p(model):

@@ -34,12 +34,18 @@ from smartsearch_ls.judge.local.batcher import MicroBatcher
 from smartsearch_ls.judge.local.cache import EmbeddingCache
 from smartsearch_ls.judge.local.calibration import answers, coverage, relevance_probability
 from smartsearch_ls.judge.local.encoder import Embedder, snippet_text
+from smartsearch_ls.judge.local.inert import performs_nothing
 from smartsearch_ls.judge.prompt import read_query, read_snippet
 
 QUESTIONS = ("subject", "action")
 """The `Relevance` fields this model answers; anything else is a different task and is refused."""
 
 QUERY_CACHE_SIZE = 64
+
+INERT_CEILING = 0.1
+"""The most the judge answers for a snippet that performs nothing (`inert`): below any useful threshold, and
+ranked under every snippet that does something. On the behavior set's candidates, none of the 316 such snippets
+was a match."""
 
 PREPARE_CHUNK = 128
 """Snippets embedded per call when a search prepares: a default shortlist in one call, and at most ~1.3 s of CPU
@@ -95,7 +101,8 @@ class LocalJudgeModel(DecisionModel):
                 "The local judge answers only smartsearch's `Relevance` output (the yes/no fields "
                 f"{', '.join(QUESTIONS)}); it was asked {sorted(request.questions)}."
             )
-        judgment = await self.judge(*_read(request))
+        query, text, inert = _read(request)
+        judgment = await self.judge(query, text, inert=inert)
         subject, action = answers(judgment.probability)
         return DecisionResponse(
             answers={"subject": NoulAnswer(noul=subject), "action": NoulAnswer(noul=action)},
@@ -122,12 +129,14 @@ class LocalJudgeModel(DecisionModel):
             for text, vector in zip(chunk, vectors, strict=True):
                 self.cache.put(text, vector)
 
-    async def judge(self, query: str, text: str) -> Judgment:
-        """Score one embedded snippet text (`snippet_text(...)`) against a query."""
+    async def judge(self, query: str, text: str, *, inert: bool = False) -> Judgment:
+        """Score one embedded snippet text (`snippet_text(...)`) against a query; `inert`: it performs nothing
+        (`inert.performs_nothing`), so its probability is capped at `INERT_CEILING`."""
         query_vector, snippet_vector = await asyncio.gather(self._query_vector(query), self._snippet_vector(text))
         cosine = float(query_vector @ snippet_vector)
         covered = coverage(query, text)
-        return Judgment(query, text, cosine, covered, relevance_probability(cosine, covered))
+        probability = relevance_probability(cosine, covered)
+        return Judgment(query, text, cosine, covered, min(probability, INERT_CEILING) if inert else probability)
 
     async def _snippet_vector(self, text: str) -> np.ndarray:
         vector = self.cache.get(text)
@@ -146,8 +155,9 @@ class LocalJudgeModel(DecisionModel):
         return vector
 
 
-def _read(request: DecisionRequest) -> tuple[str, str]:
-    """`(query, snippet text as embedded)` back out of a judge run's instructions and prompt."""
+def _read(request: DecisionRequest) -> tuple[str, str, bool]:
+    """`(query, snippet text as embedded, whether the snippet performs nothing)` back out of a judge run's
+    instructions and prompt."""
     query = next(
         (
             found
@@ -158,21 +168,23 @@ def _read(request: DecisionRequest) -> tuple[str, str]:
         None,
     )
     prompt = request.state if isinstance(request.state, str) else _last_prompt(request)
-    text = _embedded_text(prompt) if prompt is not None else None
-    if query is None or text is None:
+    snippet = read_snippet(prompt) if prompt is not None else None
+    if query is None or snippet is None:
         raise UserError(
             "The local judge needs a run built with smartsearch's `instructions(query)` and "
             "`framed_snippet(snippet)`; it could not read the query or the snippet back."
         )
-    return query, text
+    attributes, code = snippet
+    return query, _text_of(attributes, code), performs_nothing(attributes.get("path", ""), code)
 
 
 def _embedded_text(prompt: str) -> str | None:
     """What is embedded for the snippet framed in `prompt` (`snippet_text`), or None if there is no frame."""
     snippet = read_snippet(prompt)
-    if snippet is None:
-        return None
-    attributes, code = snippet
+    return None if snippet is None else _text_of(*snippet)
+
+
+def _text_of(attributes: dict[str, str], code: str) -> str:
     return snippet_text(attributes.get("path", ""), attributes.get("symbol"), code)
 
 
