@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,6 +24,8 @@ MAX_LINE_CHARS = 2_000
 
 BINARY_SNIFF_BYTES = 8_192
 """Where a NUL byte betrays a binary file, as git and ripgrep look."""
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class SkipReason(StrEnum):
@@ -124,3 +127,17 @@ def read_file(path: Path) -> ReadFile:
         return ReadFile(stamp, "", None, SkipReason.OVERSIZED)
     text, skipped = classify_text(data)
     return ReadFile(stamp, digest_of(data), text, skipped)
+
+
+def read_buffer(text: str) -> ReadFile:
+    """An editor buffer's text, skipped for the reasons the file on disk would be (oversized, binary, minified).
+
+    A lone surrogate, which JSON can carry (`"\\ud800"`) and no UTF-8 can, becomes U+FFFD: one UTF-16 unit
+    either way, so every position the editor sends still lands on the same character.
+    """
+    text = _LONE_SURROGATE.sub("\ufffd", text)
+    data = text.encode("utf-8")
+    if len(data) > MAX_FILE_BYTES:
+        return ReadFile(None, digest_of(data), None, SkipReason.OVERSIZED)
+    _, skipped = classify_text(data)
+    return ReadFile(None, digest_of(data), None if skipped else text, skipped)

@@ -284,9 +284,9 @@ class DenseIndex:
         start = len(self._doc_keys)
         if start == len(snippets):
             return
-        self._doc_keys.extend(
-            None if s is None else content_key(snippet_text(s.path, s.symbol, s.text)) for s in snippets[start:]
-        )
+        # Keyed in full before any state changes: a failure halfway must not leave keys and rows out of step.
+        keys = [None if s is None else content_key(snippet_text(s.path, s.symbol, s.text)) for s in snippets[start:]]
+        self._doc_keys.extend(keys)
         self._doc_rows = np.concatenate([self._doc_rows[:start], np.full(len(snippets) - start, NO_ROW, np.int64)])
         prose = (s is not None and is_documentation(s.path) for s in snippets[start:])
         self._doc_prose = np.concatenate([self._doc_prose[:start], np.fromiter(prose, bool, len(snippets) - start)])

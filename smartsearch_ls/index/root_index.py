@@ -20,7 +20,7 @@ from smartsearch_ls.chunking.chunker import chunk_file
 from smartsearch_ls.chunking.snippet import Declaration, Snippet
 from smartsearch_ls.discovery.errors import CapExceeded
 from smartsearch_ls.discovery.globs import GlobSet, is_credential
-from smartsearch_ls.discovery.reading import FileStamp, SkipReason, digest_of, read_file, stamp_of
+from smartsearch_ls.discovery.reading import FileStamp, SkipReason, read_buffer, read_file, stamp_of
 from smartsearch_ls.discovery.ripgrep import list_files
 from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
@@ -217,12 +217,12 @@ class RootIndex:
         """Index an editor buffer's unsaved text in place of the file's; False for a file rg would not list."""
         if path not in self.listed:
             return False
-        digest = digest_of(text.encode("utf-8", "surrogatepass"))
+        read = read_buffer(text)
         with self.writing, self.lock:
             entry = self.files.get(path)
-            if entry is not None and entry.digest == digest:
+            if entry is not None and entry.digest == read.digest:
                 return True  # opened or typed back to what is already indexed: nothing is unsaved
-            self._put(path, None, digest, text, None, unsaved=True)
+            self._put(path, None, read.digest, read.text, read.skipped, unsaved=True)
         return True
 
     def apply_changes(self, paths: Iterable[str]) -> None:
@@ -273,7 +273,8 @@ class RootIndex:
     ) -> None:
         self._drop(path)
         if text is None:
-            self.files[path] = FileEntry(stamp, digest, skipped)
+            self.files[path] = FileEntry(stamp, digest, skipped, unsaved=unsaved)
+            self.generation += 1
             return
         chunked = chunk_file(path, text)
         docs = []

@@ -42,6 +42,11 @@ def name_term(name: str) -> str | None:
     return terms[0] if terms else None
 
 
+BULK_NAMES = 64
+"""Names added or dropped at once past which `sorted_names` is rebuilt in one pass rather than edited one name at
+a time: each edit shifts the list, so dropping a 30,000-constant file from a 50,000-name root took 28 s."""
+
+
 @dataclass(slots=True)
 class _File:
     docs: tuple[int, ...]
@@ -150,15 +155,22 @@ class SymbolIndex:
         grouped: dict[str, list[Declaration]] = {}
         for declaration in declarations:
             grouped.setdefault(declaration.name.lower(), []).append(declaration)
+        added: list[str] = []
         for lower, found in grouped.items():
             paths = self.by_name.get(lower)
             if paths is None:
                 paths = self.by_name[lower] = {}
-                bisect.insort(self.sorted_names, lower)
-                self._joined = None
+                added.append(lower)
                 for token in set(name_tokens(found[0].name)):
                     self.by_token.setdefault(token, set()).add(lower)
             paths[path] = tuple(found)
+        if added:
+            self._joined = None
+            if len(added) > BULK_NAMES:  # one sort of nearly sorted lists, not a shifting insert per name
+                self.sorted_names = sorted(self.sorted_names + added)
+            else:
+                for lower in added:
+                    bisect.insort(self.sorted_names, lower)
 
     def _replace(self, path: str, old: tuple[Declaration, ...], new: tuple[Declaration, ...]) -> None:
         """A file's declarations changed: names still there are swapped in place, so a keystroke costs little."""
@@ -167,27 +179,35 @@ class SymbolIndex:
         self._learn(path, new)
 
     def _forget(self, path: str, declarations: tuple[Declaration, ...]) -> None:
-        for lower in {d.name.lower() for d in declarations}:
+        first: dict[str, Declaration] = {}
+        for declaration in declarations:
+            first.setdefault(declaration.name.lower(), declaration)
+        gone: set[str] = set()
+        for lower, declaration in first.items():
             paths = self.by_name.get(lower)
             if paths is None:
                 continue
             paths.pop(path, None)
-            if not paths:
-                del self.by_name[lower]
-                self._joined = None
-                self._token_counts.pop(lower, None)
-                at = bisect.bisect_left(self.sorted_names, lower)
-                if at < len(self.sorted_names) and self.sorted_names[at] == lower:
-                    self.sorted_names.pop(at)
-                for declaration in declarations:
-                    if declaration.name.lower() == lower:
-                        for token in set(name_tokens(declaration.name)):
-                            names = self.by_token.get(token)
-                            if names is not None:
-                                names.discard(lower)
-                                if not names:
-                                    del self.by_token[token]
-                        break
+            if paths:
+                continue
+            del self.by_name[lower]
+            self._token_counts.pop(lower, None)
+            gone.add(lower)
+            for token in set(name_tokens(declaration.name)):
+                names = self.by_token.get(token)
+                if names is not None:
+                    names.discard(lower)
+                    if not names:
+                        del self.by_token[token]
+        if gone:
+            self._joined = None
+            if len(gone) > BULK_NAMES:  # one pass, not a shifting delete per name
+                self.sorted_names = [name for name in self.sorted_names if name not in gone]
+            else:
+                for lower in gone:
+                    at = bisect.bisect_left(self.sorted_names, lower)
+                    if at < len(self.sorted_names) and self.sorted_names[at] == lower:
+                        self.sorted_names.pop(at)
 
     # -- texts and imports --------------------------------------------------------------------------
 

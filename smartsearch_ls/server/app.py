@@ -92,9 +92,14 @@ class SmartSearchServer(LanguageServer):
 
     # -- settings -------------------------------------------------------------------------------------
 
-    def apply_settings(self, incoming: dict[str, Any] | None, source: str) -> None:
+    def apply_settings(self, incoming: object, source: str) -> None:
         """Merge settings; each bad key is reported to the user and the previous value kept."""
         if not incoming:
+            return
+        if not isinstance(incoming, dict):  # `"smartSearch": "x"`: nothing to merge, and no reason to fail
+            message = f"SmartSearch: settings from {source} must be an object, not {type(incoming).__name__}; ignored."
+            self.log_to_client(message, types.MessageType.Warning)
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
             return
         settings, problems = merge(self.settings, incoming)
         for problem in problems:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from smartsearch_ls.discovery.errors import OutsideWorkspace
 from smartsearch_ls.discovery.globs import GlobSet, glob_problem, is_credential
-from smartsearch_ls.discovery.reading import SkipReason, read_file
+from smartsearch_ls.discovery.reading import MAX_FILE_BYTES, SkipReason, read_buffer, read_file
 from smartsearch_ls.discovery.ripgrep import find_rg, list_files
 from smartsearch_ls.discovery.scope import resolve_directory
 from tests.conftest import SAMPLE_PROJECT, write_tree
@@ -56,6 +57,7 @@ def test_a_name_that_is_not_utf8_is_skipped_and_a_line_break_in_a_name_is_kept(p
     assert "two\nlines.py" in listed and "two" not in listed
     (undecodable,) = [p for p in listed if p.startswith("caf")]
     assert read_file(project / undecodable).skipped is SkipReason.NOT_UTF8
+    assert GlobSet.of(["caf?.py"]).matches(undecodable) and not GlobSet.of(["!*.py"]).matches(undecodable)
     assert read_file(project / "two\nlines.py").text == "x = 1\n"
 
 
@@ -74,6 +76,25 @@ def test_a_name_that_is_not_utf8_is_skipped_and_a_line_break_in_a_name_is_kept(p
 def test_malformed_globs_are_named_not_matched_literally(glob: str, problem: str) -> None:
     found = glob_problem(glob)
     assert found is not None and problem in found
+
+
+@pytest.mark.parametrize("glob", ["*a" * 8 + "*b", "{*,*}" * 22 + "Z", "**/" * 30 + "*.py"])
+def test_no_glob_takes_more_than_linear_time(glob: str) -> None:
+    """A backtracking matcher took 47 s on `*a*a*a*a*a*a*b` for one 100-character name, freezing the server."""
+    assert glob_problem(glob) is None
+    globs = GlobSet.of([glob])
+    started = time.perf_counter()
+    for n in range(50, 300, 25):
+        globs.matches("src/" + "a" * n + ".txt")
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_buffer_is_skipped_for_what_would_skip_its_file_and_lone_surrogates_are_replaced() -> None:
+    buffer = read_buffer('def lone():\n    return "\ud800"\n')
+    assert buffer.skipped is None and buffer.text == 'def lone():\n    return "\ufffd"\n'
+    assert read_buffer("x = 1\n" * (MAX_FILE_BYTES // 6 + 1)).skipped is SkipReason.OVERSIZED
+    assert read_buffer("var a=" + "1," * 2_000 + "1;\n").skipped is SkipReason.MINIFIED
+    assert read_buffer("a\0b").skipped is SkipReason.BINARY
 
 
 def test_wellformed_globs_pass() -> None:

@@ -76,6 +76,22 @@ def test_unsaved_text_replaces_the_file_until_reverted(project: Path) -> None:
     assert not index.update_text(".env", "SECRET=1")  # hidden: never indexed, even from a buffer
 
 
+def test_a_buffer_follows_the_rules_of_a_file_on_disk(project: Path) -> None:
+    """A lone surrogate (valid JSON, no valid UTF-8) once broke every later search; a 6 MB buffer was indexed whole."""
+    index = fresh(project)
+    assert index.update_text("billing/invoice.py", 'def lone():\n    return "\ud800"\n')
+    (snippet,) = [index.snippets[d] for d in index.files["billing/invoice.py"].docs]
+    assert snippet is not None and "\ufffd" in snippet.text
+    assert snippet.text.encode("utf-8")  # raised UnicodeEncodeError in the embedding cache's key before
+    assert index.update_text("billing/invoice.py", "x = 1\n" * 200_000)
+    entry = index.files["billing/invoice.py"]
+    assert entry.skipped is SkipReason.OVERSIZED and entry.unsaved and not entry.docs
+    index.refresh()  # still the buffer's state, not the disk's
+    assert index.files["billing/invoice.py"].skipped is SkipReason.OVERSIZED
+    index.revert("billing/invoice.py")
+    assert index.files["billing/invoice.py"].skipped is None and index.files["billing/invoice.py"].docs
+
+
 def test_a_warm_start_rereads_only_changed_files(project: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = RootIndex(project, cache_dir=cache)

@@ -173,6 +173,20 @@ async def test_a_bad_setting_is_named_and_the_old_value_kept(session: Session) -
     assert (await session.query(query="reject expired sessions")).matches
 
 
+async def test_settings_of_the_wrong_shape_are_refused_and_initialize_still_answers(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """`initializationOptions: {"smartSearch": "x"}` made `initialize` fail with an internal error."""
+    started = await start_session(workspace, model_server, tmp_path / "cache", settings={"smartSearch": "x"})
+    try:
+        await started.wait_for_log("index ready")
+        assert any("must be an object, not str" in m.message for m in started.client.messages)
+        assert (await started.query(query="SessionStore.create")).matches
+    finally:
+        await started.client.shutdown_session()
+        await started.client.stop()
+
+
 async def test_cancel_stops_judging(session: Session) -> None:
     for i in range(40):
         (session.root / f"gen/mod{i}.py").parent.mkdir(exist_ok=True)
