@@ -74,3 +74,5 @@ def main(argv: Sequence[str] | None = None) -> None:
             sys.exit(f"smartsearch-ls: cannot listen on {args.host}:{args.port}: {error.strerror or error}")
     else:
         server.start_io()
+    # LSP: `exit` after `shutdown` ends with 0, otherwise (no `shutdown`, or the client went away) with 1.
+    sys.exit(0 if server.protocol.shut_down else 1)

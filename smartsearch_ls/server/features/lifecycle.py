@@ -242,6 +242,14 @@ def register(server: SmartSearchServer) -> None:
                     ls.watcher.watch(folder.index.root)
                 asyncio.get_running_loop().create_task(index_folder(ls, folder))
 
+    @server.feature(types.EXIT)
+    def exit_now(ls: SmartSearchServer, params: None) -> None:
+        """pygls closes the stream and ends the loop next, cancelling what still runs, which writes nothing more."""
+        ls.protocol.exiting = True
+        if ls.watcher is not None:
+            ls.watcher.stop()
+        ls.folders.stop_background()
+
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: SmartSearchServer, params: None) -> None:
         if ls.watcher is not None:

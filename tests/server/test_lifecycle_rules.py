@@ -1,0 +1,127 @@
+"""LSP's lifecycle rules, spoken as raw JSON-RPC to the real server: what a typed client would never send.
+
+Before these, pygls answered a request before `initialize` with an internal error, took a second `initialize`
+(replacing the workspace), left requests after `shutdown` unanswered (the client waited forever), ended with 0
+on an `exit` without `shutdown`, and an `exit` during a search wrote 19 MB of tracebacks in 5 s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pytest
+
+from tests.conftest import SAMPLE_PROJECT, write_tree
+from tests.support.model_servers import ModelServer
+
+
+class RawClient:
+    """The server over stdio, framed by hand; a reader thread queues what it writes."""
+
+    def __init__(self, env: dict[str, str], stderr: BinaryIO) -> None:
+        command = [sys.executable, "-m", "smartsearch_ls"]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
+        self.next_id = 0
+        self.received: queue.Queue[dict[str, Any]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        while True:
+            length = 0
+            while (line := stdout.readline()).strip():
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            if not line:
+                return  # the server closed its output
+            self.received.put(json.loads(stdout.read(length)))
+
+    def send(self, method: str, params: Any = None, *, request: bool = True) -> int | None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+        if request:
+            self.next_id += 1
+            message["id"] = self.next_id
+        body = json.dumps(message).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.process.stdin.flush()
+        return message.get("id")
+
+    def answer(self, request_id: int | None, timeout: float = 60) -> dict[str, Any]:
+        """The response to `request_id`, skipping notifications and server requests; fails if none comes."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.received.get(timeout=max(0.01, deadline - time.monotonic()))  # queue.Empty: no answer
+            if message.get("id") == request_id and "method" not in message:
+                return message
+
+    def initialize(self, root: Path, options: dict[str, Any]) -> dict[str, Any]:
+        params = {
+            "processId": None,
+            "rootUri": root.as_uri(),
+            "capabilities": {},
+            "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+            "initializationOptions": options,
+        }
+        answer = self.answer(self.send("initialize", params))
+        self.send("initialized", {}, request=False)
+        return answer
+
+
+@pytest.fixture
+def client(tmp_path: Path, model_server: ModelServer) -> Any:
+    env = {
+        **os.environ,
+        "SYSTEM_ONE_BASE_URL": f"{model_server.base_url}/v1",
+        "XDG_CACHE_HOME": str(tmp_path / "xdg"),
+    }
+    with open(tmp_path / "stderr.log", "wb") as stderr:
+        started = RawClient(env, stderr)
+        yield started
+        started.process.kill()
+        started.process.wait(timeout=10)
+
+
+def options(tmp_path: Path, judge: str = "system-one:test") -> dict[str, Any]:
+    return {"judge": {"model": judge, "timeout": 60}, "cacheDir": str(tmp_path / "cache"), "semantic": False}
+
+
+def test_requests_before_initialize_and_a_second_initialize_are_refused(client: RawClient, tmp_path: Path) -> None:
+    early = client.answer(client.send("smartSearch/query", {"query": "reject expired sessions"}))
+    assert early["error"]["code"] == -32002
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    assert "capabilities" in client.initialize(root, options(tmp_path))["result"]
+    again = client.answer(client.send("initialize", {"processId": None, "capabilities": {}, "rootUri": None}))
+    assert again["error"]["code"] == -32600 and "only once" in again["error"]["message"]
+    found = client.answer(client.send("smartSearch/query", {"query": "SessionStore.create"}))
+    assert found["result"]["matches"][0]["path"] == "auth/sessions.py"  # the first workspace still stands
+
+
+def test_after_shutdown_requests_are_refused_and_exit_ends_with_0(client: RawClient, tmp_path: Path) -> None:
+    client.initialize(write_tree(tmp_path / "project", SAMPLE_PROJECT), options(tmp_path))
+    assert client.answer(client.send("shutdown"))["result"] is None
+    late = client.answer(client.send("smartSearch/query", {"query": "SessionStore.create"}))
+    assert late["error"]["code"] == -32600 and "after `shutdown`" in late["error"]["message"]
+    client.send("exit", request=False)
+    assert client.process.wait(timeout=30) == 0
+
+
+def test_exit_during_a_search_ends_at_once_with_1_and_writes_no_tracebacks(client: RawClient, tmp_path: Path) -> None:
+    client.initialize(write_tree(tmp_path / "project", SAMPLE_PROJECT), options(tmp_path, "system-one:hang"))
+    client.send("smartSearch/query", {"query": "reject expired sessions"})
+    time.sleep(3)  # the judge holds every judgment open
+    client.send("exit", request=False)
+    started = time.monotonic()
+    assert client.process.wait(timeout=30) == 1  # no `shutdown` came first
+    assert time.monotonic() - started < 10
+    log = (tmp_path / "stderr.log").read_text(errors="replace")
+    assert "Traceback" not in log and "Error sending data" not in log and len(log) < 20_000
