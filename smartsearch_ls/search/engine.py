@@ -197,11 +197,16 @@ def _behavior_warnings(
     elif not coverage.complete and found.snippets:
         if found.matched > len(found.candidates):
             cut = f"{found.matched - len(found.candidates)} more snippets matched some query words but were not judged"
-        else:
+            advice = "Raise `candidates` or narrow the directory/glob."
+        else:  # more candidates would add nothing: every snippet with a query word was judged
             cut = "the rest share no word with the query"
+            advice = (
+                "Rephrase with the words the code uses, or narrow the directory/glob to at most "
+                f"{request.candidates} snippets, which are judged whole."
+            )
         warnings.append(
             f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical shortlist ({cut}); "
-            "code with unrelated wording may be missed. Raise `candidates` or narrow the directory/glob."
+            f"code with unrelated wording may be missed. {advice}"
         )
     if found.dense_used and found.dense_coverage < 1 and not coverage.complete:
         warnings.append(

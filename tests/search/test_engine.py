@@ -70,6 +70,16 @@ async def test_a_cut_shortlist_is_reported_incomplete(index: RootIndex) -> None:
     assert any("Raise `candidates`" in w for w in result.warnings)
 
 
+async def test_when_every_snippet_with_a_query_word_was_judged_the_advice_is_not_more_candidates(
+    index: RootIndex,
+) -> None:
+    request = SearchRequest("wallet invoice", [Scope(index)], candidates=5)
+    result = await search(request, coverage_judge(), JudgmentCache())
+    assert not result.coverage.complete and result.coverage.judged < 5 < result.coverage.snippets
+    (cut,) = [w for w in result.warnings if "lexical shortlist" in w]
+    assert "share no word" in cut and "Raise `candidates`" not in cut and "at most 5 snippets" in cut
+
+
 async def test_scopes_narrow_by_folder_and_glob(index: RootIndex) -> None:
     scopes = [Scope(index, "tests")]
     result = await search(SearchRequest("expired session rejected", scopes), coverage_judge(), JudgmentCache())
