@@ -56,7 +56,7 @@ def outline(language: TsLanguage, path: str, text: str, lines: Sequence[str]) ->
         raise ValueError("syntax error at the top level")
     found = _Declarations(language, path, source, lines)
     found.collect(tree_sitter.QueryCursor(compiled.query).matches(root))
-    walker = _Walker(found.owners, language.comments)
+    walker = _Walker(found.owners, language.comments, found.signatures)
     return Outline(walker.blocks(root), walker.children, found.declarations)
 
 
@@ -89,6 +89,9 @@ class _Declarations:
         self.declarations: list[Declaration] = []
         self.owners: dict[int, str] = {}
         """Node id of each declaration that gets its own snippet -> its qualified name."""
+        self.signatures: dict[int, str] = {}
+        """Node id of each bodiless signature (a TypeScript overload) -> its qualified name: the signatures
+        right above a function join its snippet, so its overloads and body are read, and found, as one."""
         self._columns: dict[int, _ColumnWalk] = {}
 
     def collect(self, matches: list[tuple[int, dict[str, list[tree_sitter.Node]]]]) -> None:
@@ -132,6 +135,8 @@ class _Declarations:
             kind = "constant"
         if pattern.own_snippet:
             self.owners[decl.id] = qualified
+        elif decl.type == "function_signature":
+            self.signatures[decl.id] = qualified
         scope = _Scope(decl.end_byte, decl.id, qualified, kind)
         if kind == "impl":
             return scope
@@ -168,30 +173,37 @@ def _qualifier(text: str) -> str:
 class _Walker:
     """Blocks from tree nodes: named children, with comments stuck to the declaration below them."""
 
-    def __init__(self, owners: dict[int, str], comments: frozenset[str]):
+    def __init__(self, owners: dict[int, str], comments: frozenset[str], signatures: dict[int, str]):
         self.owners = owners
         self.comments = comments
+        self.signatures = signatures
 
     def children(self, block: Block) -> list[Block]:
         return self.blocks(block.node)  # type: ignore[arg-type]
 
     def blocks(self, node: tree_sitter.Node) -> list[Block]:
         out: list[Block] = []
+        overloads: list[str | None] = []  # per block of `out`: the function it is an overload signature of
         lead: tuple[int, int] | None = None  # the run of comment lines right above the next block
         for child in node.named_children:
             start, end = _rows(child)
             if child.type in self.comments:
                 lead = (lead[0], end) if lead is not None and start <= lead[1] + 1 else (start, end)
                 continue
-            symbol = self.owners.get(child.id) or self._wrapped(child)
-            if symbol is not None and lead is not None and lead[1] >= start - 1:
+            symbol = self.owners.get(child.id) or self._wrapped(child, self.owners)
+            overload = None if symbol else self.signatures.get(child.id) or self._wrapped(child, self.signatures)
+            if (symbol or overload) and lead is not None and lead[1] >= start - 1:
                 start = min(start, lead[0])
             lead = None
+            while symbol is not None and overloads and overloads[-1] == symbol and out[-1].end >= start - 1:
+                start = out.pop().start  # its overloads, right above it, join the implementation's snippet
+                overloads.pop()
             out.append(Block(start, end, symbol, child))
+            overloads.append(overload)
         return out
 
-    def _wrapped(self, node: tree_sitter.Node) -> str | None:
-        """The declaration `node` only wraps (`export ...`, `const f = ...`, Go's `type X struct`).
+    def _wrapped(self, node: tree_sitter.Node, names: dict[int, str]) -> str | None:
+        """The declaration in `names` that `node` only wraps (`export ...`, `const f = ...`, Go's `type X struct`).
 
         A wrapper adds no lines of its own: it ends where the declaration ends and starts where it
         starts or with a comment or decorator, so a class body holding one method is not a wrapper.
@@ -206,7 +218,7 @@ class _Walker:
             if inner_end != end or (inner_start != start and children[0].type not in self.comments):
                 return None
             node = inner[0]
-            symbol = self.owners.get(node.id)
+            symbol = names.get(node.id)
             if symbol is not None:
                 return symbol
         return None

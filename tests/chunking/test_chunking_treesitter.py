@@ -86,6 +86,33 @@ def test_typescript(invariants):
     ]
 
 
+def test_overload_signatures_join_the_function_they_declare(invariants):
+    """Overloads and body were two adjacent snippets (and two adjacent matches): one for the signatures, no symbol."""
+    source = dedent(
+        """
+        export function helper(): void {}
+
+        /** Merge two shapes. */
+        export function merge<A, B>(
+          a: A,
+          b: B,
+        ): A & B;
+        export function merge(a: object, b: object): object;
+        export function merge(a: any, b: any): any {
+          return { ...a, ...b };
+        }
+
+        export function lonely(x: number): number;
+        declare function ambient(): void;
+        """
+    )
+    chunked = chunk_file("src/merge.ts", source)
+    invariants(source, chunked)
+    assert ("merge", 3, 11) in spans(chunked)  # doc comment, both signatures, the body
+    assert [d.kind for d in chunked.declarations if d.name == "merge"] == ["function"] * 3  # each still a symbol
+    assert not any(start <= 13 <= end for symbol, start, end in spans(chunked) if symbol == "merge")
+
+
 def test_tsx_and_javascript_grammars(invariants):
     tsx = "export function App(props: Props) {\n  return <div>{props.name}</div>;\n}\n"
     assert kinds(chunk_file("App.tsx", tsx)) == {"App": "function"}
