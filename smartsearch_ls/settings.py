@@ -59,7 +59,7 @@ class Settings(BaseModel):
         for glob in value:
             if (problem := glob_problem(glob)) is not None:
                 raise ValueError(problem)
-        return value
+        return [glob.strip() for glob in value]  # `" build/** "` would be handed to rg as is, and match nothing
 
 
 def _flatten(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

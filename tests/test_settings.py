@@ -28,6 +28,11 @@ def test_nested_and_dotted_keys_merge_and_bad_values_are_kept_out() -> None:
     ]
 
 
+def test_exclude_globs_are_kept_without_surrounding_spaces() -> None:
+    settings, problems = merge(Settings(), {"exclude": [" build/** ", "dist"]})
+    assert not problems and settings.exclude == ["build/**", "dist"]
+
+
 @pytest.mark.parametrize("exclude", [[""], ["["], ["vendor/**", "{a,b"]])
 def test_a_malformed_exclude_glob_is_refused_not_applied(exclude: list[str]) -> None:
     settings, problems = merge(Settings(exclude=["build/**"]), {"exclude": exclude})

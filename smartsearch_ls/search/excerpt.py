@@ -42,10 +42,11 @@ def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[
         offset = within.start_line - snippet.start_line
         lines, first = lines[offset : offset + within.end_line - within.start_line + 1], within.start_line
     if len(lines) > EXCERPT_LINES:
-        wanted = query_weights(query)
+        # In hundredths, so sliding sums stay exact and a tie is a tie (floats drifted: a later window won).
+        wanted = {term: round(100 * weight) for term, weight in query_weights(query).items()}
         imports = _import_lines(snippet)
         hits = [
-            0.0 if first + i in imports else sum(wanted.get(term, 0.0) for term in text_terms(line))
+            0 if first + i in imports else sum(wanted.get(term, 0) for term in text_terms(line))
             for i, line in enumerate(lines)
         ]
         window = sum(hits[:EXCERPT_LINES])

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 PY_SUFFIXES = (".py", ".pyi", ".pyw")
+SOURCE_ROOTS = frozenset({"src", "lib"})
+"""Folders a Python project keeps its top-level packages in."""
 JS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
@@ -157,6 +159,8 @@ class Resolver:
         self.paths = set(paths)
         self.modules: dict[str, list[str]] = {}
         self.top_level: set[str] = set()
+        self.root_packages: set[str] = set()
+        """First folders (or modules) of the Python files, under `src/` or `lib/` when there: importable as is."""
         for path in self.paths:
             if not path.endswith(PY_SUFFIXES):
                 continue
@@ -169,6 +173,7 @@ class Resolver:
             for k in range(1, len(parts) + 1):
                 self.modules.setdefault(".".join(parts[-k:]), []).append(path)
             self.top_level.update(parts)
+            self.root_packages.add(parts[1] if parts[0] in SOURCE_ROOTS and len(parts) > 1 else parts[0])
         self._configs: dict[str, dict[str, object] | None] = {}
         self._read_text = read_text
         self._config_dirs = {posixpath.dirname(p) for p in self.paths if posixpath.basename(p) in TSCONFIG_NAMES}
@@ -203,8 +208,9 @@ class Resolver:
         if found:
             return Resolution(found)
         top = module.split(".")[0]
-        # The standard library is outside the workspace even where a folder shares its name (`tests/typing/`).
-        missing = top in self.top_level and top not in sys.stdlib_module_names
+        # The standard library is outside the workspace even where a folder deeper down shares its name
+        # (`tests/typing/`), unless the workspace has a top-level package of that name (its own `email/`).
+        missing = top in self.top_level and (top not in sys.stdlib_module_names or top in self.root_packages)
         return Resolution(None, "missing" if missing else "external")
 
     def _py_file(self, stem: str) -> str | None:

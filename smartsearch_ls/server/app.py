@@ -64,13 +64,15 @@ class SmartSearchProtocol(LanguageServerProtocol):
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
-        self.initialized = True
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         result.capabilities.experimental = {"smartSearch": {"query": True, "version": __version__}}
+        self.initialized = True  # only once it worked: a failed `initialize` may be sent again
         return result
 
     def handle_message(self, message: Any) -> None:
         method, request_id = getattr(message, "method", None), getattr(message, "id", None)
+        if method is not None and request_id is None and not self.initialized and method != types.EXIT:
+            return  # LSP: notifications before `initialize` are dropped (their handlers need the workspace)
         refusal = self._refusal(method) if method is not None and request_id is not None else None
         if refusal is not None:
             self._send_response(request_id, error=refusal.to_response_error())
@@ -78,7 +80,7 @@ class SmartSearchProtocol(LanguageServerProtocol):
         super().handle_message(message)
 
     def _refusal(self, method: str) -> JsonRpcException | None:
-        if self._shutdown:
+        if self._shutdown and method != types.EXIT:  # `exit` sent as a request is still an exit
             return JsonRpcInvalidRequest(message=f"`{method}` after `shutdown`: the server only takes `exit` now.")
         if method == types.INITIALIZE and self.initialized:
             return JsonRpcInvalidRequest(message="`initialize` may be sent only once.")

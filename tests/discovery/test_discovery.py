@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
 import pytest
 
 from smartsearch_ls.discovery.errors import OutsideWorkspace
-from smartsearch_ls.discovery.globs import GlobSet, glob_problem, is_credential
+from smartsearch_ls.discovery.globs import GlobSet, _compile_any, glob_problem, is_credential
 from smartsearch_ls.discovery.reading import MAX_FILE_BYTES, SkipReason, read_buffer, read_file
 from smartsearch_ls.discovery.ripgrep import find_rg, list_files
 from smartsearch_ls.discovery.scope import resolve_directory
@@ -95,6 +96,18 @@ def test_a_buffer_is_skipped_for_what_would_skip_its_file_and_lone_surrogates_ar
     assert read_buffer("x = 1\n" * (MAX_FILE_BYTES // 6 + 1)).skipped is SkipReason.OVERSIZED
     assert read_buffer("var a=" + "1," * 2_000 + "1;\n").skipped is SkipReason.MINIFIED
     assert read_buffer("a\0b").skipped is SkipReason.BINARY
+
+
+def test_everyday_globs_stay_with_the_fast_matcher_and_the_rest_go_to_re2() -> None:
+    """RE2 is linear whatever the glob but costs ~8x a call; a glob of at most two wildcard runs cannot blow up."""
+    assert isinstance(_compile_any(("*.py",)), re.Pattern)
+    assert isinstance(_compile_any(("tests/**/test_*.py",)), re.Pattern)
+    assert not isinstance(_compile_any(("*a*a*b",)), re.Pattern)
+    assert not isinstance(_compile_any(("*.py", "src/**/*.{ts,tsx}")), re.Pattern)  # one complex glob decides
+    for globs in (["*.py"], ["*a*a*b"], ["**/*.{ts,tsx}"]):
+        assert GlobSet.of(globs).matches("src/a/b.tsx") == GlobSet.of(globs).matches("src/a/b.tsx".upper().lower())
+    assert GlobSet.of(["*a*a*b"]).matches("x/aXaYb") and not GlobSet.of(["*a*a*b"]).matches("x/ab")
+    assert GlobSet().matches("anything") and not GlobSet().names("anything")
 
 
 def test_wellformed_globs_pass() -> None:

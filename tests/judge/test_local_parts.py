@@ -110,6 +110,8 @@ def test_imports_docstrings_and_stubs_perform_nothing(path: str, code: str) -> N
         ("auth/sessions.py", "    if session.expired:\n"),  # a block cut out of a long function: not judged inert
         ("web/cart.ts", 'import x from "y";\nx.reject();\n'),
         ("notes.txt", "import the data first\n"),
+        ("config.h", "#define DEFAULT_TIMEOUT_MS 5000\n"),  # `#` is no comment in C, nor in CSS
+        ("style.css", "#header { color: red; }\n"),
         ("auth/sessions.py", "\n"),
     ],
 )

@@ -76,3 +76,14 @@ def test_a_passing_narrower_snippet_is_the_excerpt() -> None:
     snippet = Snippet("m.py", 1, 40, text, None)
     within = Snippet("m.py", 30, 33, "\n".join(f"line_{i} = {i}" for i in range(30, 34)), None)
     assert focus(snippet, "anything", within)[:2] == (30, 33)
+
+
+def test_a_tie_keeps_the_first_window_however_the_weights_add_up() -> None:
+    """Float weights drifted in the sliding sum, and a later window with the same score won the tie."""
+    line = {0: "    x = 1", 3: "    drop()", 6: "    drop(); purge()", 10: "    delete()", 13: "    delete(); drop()"}
+    tenths = [3, 13, 0, 0, 3, 0, 0, 6, 0, 10, 10, 0, 0, 0, 0, 6, 0, 0, 13, 0]
+    lines = ["def drop_all():"] + [line[t] for t in tenths[1:]]
+    sums = [sum(tenths[i : i + EXCERPT_LINES]) for i in range(len(tenths) - EXCERPT_LINES + 1)]
+    assert sums[0] == max(sums)  # the declaration's window is among the best
+    snippet = Snippet("m.py", 1, len(lines), "\n".join(lines), "drop_all")
+    assert focus(snippet, "delete token")[0] == 1

@@ -14,3 +14,9 @@ def test_the_standard_library_is_external_even_beside_a_folder_of_its_name() -> 
     assert resolver.resolve(refs["typing"]).reason == "external"
     assert resolver.resolve(refs["core.ghost"]).reason == "missing"  # a workspace package without that module
     assert resolver.resolve(refs["core"], "ghost_free").target == "core/ghost_free.py"
+
+
+def test_a_top_level_package_named_like_the_standard_library_is_the_workspaces() -> None:
+    resolver = Resolver(["src/email/__init__.py", "src/email/render.py", "app.py"], lambda path: None)
+    (ref,) = parse_imports("app.py", [(1, "from email.templates import page\n")])
+    assert resolver.resolve(ref).reason == "missing"  # its own `email` package has no `templates`

@@ -39,7 +39,16 @@ _IMPORT_FORMS = re.compile(
     """,
     re.VERBOSE,
 )
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*|^\s*#[^\n]*", re.DOTALL | re.MULTILINE)
+_SLASH_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+_HASH_COMMENTS = re.compile(r"^\s*#[^\n]*", re.MULTILINE)
+_COMMENTS_BY_SUFFIX = {
+    **dict.fromkeys(
+        (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".go", ".rs", ".java"), _SLASH_COMMENTS
+    ),
+    ".rb": _HASH_COMMENTS,
+}
+"""The languages whose import forms `_IMPORT_FORMS` knows, and how each writes a comment. Any other file is never
+called inert: in C a `#define` sets a value, in CSS `#header { ... }` styles one."""
 
 
 def performs_nothing(path: str, code: str) -> bool:
@@ -52,7 +61,8 @@ def performs_nothing(path: str, code: str) -> bool:
         except (SyntaxError, ValueError):
             return False
         return _inert_body(tree.body)
-    return not _COMMENTS.sub("", _IMPORT_FORMS.sub("", code)).strip()
+    comments = _COMMENTS_BY_SUFFIX.get(path[path.rfind(".") :].lower()) if "." in path else None
+    return comments is not None and not comments.sub("", _IMPORT_FORMS.sub("", code)).strip()
 
 
 def _inert_body(body: list[ast.stmt]) -> bool:
