@@ -285,6 +285,8 @@ def main(
     if what in ("all", "quality"):
         quality = run_quality(level, out, cache, log)
         loads.append(loadavg())
+        if what == "quality" and (out / "speed.json").is_file():  # the peer's row comes from its speed runs
+            add_peer_quality(quality, json.loads((out / "speed.json").read_text()), out)
         (out / "quality.json").write_text(json.dumps(quality, indent=1))
     if what in ("all", "speed"):
         speed_doc = run_speed(level, out, log, speed_corpora)
