@@ -41,10 +41,15 @@ class SkipReason(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class FileStamp:
-    """What tells a changed file from an unchanged one without reading it."""
+    """What tells a changed file from an unchanged one without reading it.
+
+    The change time is there because size and mtime alone miss a same-size edit whose mtime was set back (`cp -p`,
+    `rsync -t`, `touch -r`); no program can set a file's ctime. It also moves on metadata changes (a chmod), which
+    costs a re-read and a hash, never a re-chunk: the content hash decides that."""
 
     size: int
     mtime_ns: int
+    ctime_ns: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +70,7 @@ def stamp_of(path: Path) -> FileStamp | None:
         return None
     if not stat.S_ISREG(info.st_mode):  # regular files only: never a symlink, fifo or device
         return None
-    return FileStamp(info.st_size, info.st_mtime_ns)
+    return FileStamp(info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def digest_of(data: bytes) -> str:

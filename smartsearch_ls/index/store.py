@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 
 FORMAT = 4
 """Bump when what is persisted, or how files are chunked or tokenized, changes (3: the checksum is a CRC-32; 4:
-TypeScript overload signatures join their function's snippet, and a file whose name is not UTF-8 is skipped)."""
+TypeScript overload signatures join their function's snippet, a file whose name is not UTF-8 is skipped, and a
+file's stamp holds its change time)."""
 
 _MAGIC = b"smartsearch-index"
 """Followed by a space, the format version and a line end, then the payload's checksum on the second line."""

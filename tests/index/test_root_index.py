@@ -105,6 +105,26 @@ def test_a_warm_start_rereads_only_changed_files(project: Path, tmp_path: Path) 
     assert fingerprint(second) == fingerprint(fresh(project))
 
 
+def test_a_same_size_edit_with_its_mtime_set_back_is_seen_at_the_next_start(project: Path, tmp_path: Path) -> None:
+    """`cp -p` or `rsync -t` can write new content of the same size under the old mtime; only ctime tells."""
+    cache = tmp_path / "cache"
+    first = RootIndex(project, cache_dir=cache)
+    first.refresh()
+    assert first.persist()
+    path = project / "config/loader.py"
+    before = path.stat()
+    original = path.read_text()
+    edited = original.replace("def ", "def_", 1) if "def " in original else original.upper()
+    assert len(edited) == len(original) and edited != original
+    path.write_text(edited)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns and path.stat().st_size == before.st_size
+    second = RootIndex(project, cache_dir=cache)
+    assert second.load_persisted()
+    assert second.refresh().read == 1
+    assert fingerprint(second) == fingerprint(fresh(project))
+
+
 def test_a_root_with_nothing_to_index_starts_warm_too(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "ws", {"logo.png": b"\x89PNG\r\n\x1a\n\x00\x00"})
     first = RootIndex(root, cache_dir=tmp_path / "cache")
