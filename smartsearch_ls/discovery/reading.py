@@ -86,11 +86,17 @@ def classify_text(data: bytes) -> tuple[str | None, SkipReason | None]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None, SkipReason.NOT_UTF8
+    problem = _text_problem(text)
+    return (None, problem) if problem is not None else (text, None)
+
+
+def _text_problem(text: str) -> SkipReason | None:
+    """Why decoded text is not source: a NUL anywhere, or a line too long to read."""
     if "\0" in text:
-        return None, SkipReason.BINARY
+        return SkipReason.BINARY
     if len(text) > MAX_LINE_CHARS and _longest_line(text) > MAX_LINE_CHARS:
-        return None, SkipReason.MINIFIED
-    return text, None
+        return SkipReason.MINIFIED
+    return None
 
 
 def _longest_line(text: str) -> int:
@@ -140,9 +146,12 @@ def read_buffer(text: str) -> ReadFile:
     A lone surrogate, which JSON can carry (`"\\ud800"`) and no UTF-8 can, becomes U+FFFD: one UTF-16 unit
     either way, so every position the editor sends still lands on the same character.
     """
-    text = _LONE_SURROGATE.sub("\ufffd", text)
-    data = text.encode("utf-8")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # only a lone surrogate fails: scanning for one on every keystroke cost ~5 ms a MB
+        text = _LONE_SURROGATE.sub("\ufffd", text)
+        data = text.encode("utf-8")
     if len(data) > MAX_FILE_BYTES:
         return ReadFile(None, digest_of(data), None, SkipReason.OVERSIZED)
-    _, skipped = classify_text(data)
+    skipped = _text_problem(text)  # the text is decoded already: on a keystroke, no second decode
     return ReadFile(None, digest_of(data), None if skipped else text, skipped)
