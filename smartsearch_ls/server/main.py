@@ -43,6 +43,23 @@ def _port(text: str) -> int:
     return port
 
 
+class AnswersAreNotFaults(logging.Filter):
+    """pygls logs every error a request is answered with at ERROR, traceback and all. InvalidParams, a failed judge
+    or a cancelled search are answers the client gets, not faults of the server: one line each, at WARNING.
+    Anything else (an internal error) keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+            request = record.args[0] if isinstance(record.args, tuple) and record.args else "?"  # pygls logs the id
+            record.msg, record.args = "request %s answered with error %s: %s", (request, error.code, error.message)
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 def configure_logging(level: str, log_file: str | None) -> None:
     handler: logging.Handler
     if log_file:
@@ -55,6 +72,7 @@ def configure_logging(level: str, log_file: str | None) -> None:
     logging.basicConfig(level=level, handlers=[handler], force=True)
     if level != "DEBUG":
         logging.getLogger("pygls").setLevel(logging.WARNING)
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(AnswersAreNotFaults())
     for noisy in ("httpx", "httpx2", "httpcore", "openai", "watchdog"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 

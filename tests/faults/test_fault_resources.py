@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
+from pygls.exceptions import JsonRpcInvalidParams
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.judgments import JudgmentCache
@@ -91,5 +92,11 @@ async def test_the_real_server_logs_to_the_file_not_to_stdout(fault_judge: Fault
     try:
         await server.wait_for_log("index ready")
         await poll(lambda: log_file.exists() and "index ready" in log_file.read_text(), 10, "the log file filling")
+        with pytest.raises(JsonRpcInvalidParams):
+            await server.query(query="x", limit=0)
+        await poll(lambda: "-32602" in log_file.read_text(), 10, "the refused request in the log")
+        logged = log_file.read_text()
+        assert "Traceback" not in logged  # a refused request is an answer, not a server fault
+        assert "answered with error -32602: Invalid `limit`" in logged
     finally:
         await server.stop()
