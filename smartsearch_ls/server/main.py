@@ -12,6 +12,8 @@ import logging.handlers
 import sys
 from collections.abc import Sequence
 
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+
 from smartsearch_ls import __version__
 
 LOG_FILE_BYTES = 5 << 20
@@ -49,8 +51,6 @@ class AnswersAreNotFaults(logging.Filter):
     Anything else (an internal error) keeps its traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from pygls.exceptions import JsonRpcException, JsonRpcInternalError
-
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
             request = record.args[0] if isinstance(record.args, tuple) and record.args else "?"  # pygls logs the id
