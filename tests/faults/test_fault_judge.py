@@ -117,7 +117,10 @@ async def test_rate_limiting_is_retried_after_the_wait_it_names_then_fails(
     for at, body in requests_for(fault_judge, query):
         framed = next(f for t in _texts(body) if (f := read_snippet(t)) is not None)
         by_snippet.setdefault(framed[1], []).append(at)
-    assert by_snippet and all(len(times) == RATE_LIMIT_RETRIES + 1 for times in by_snippet.values())
+    # The first snippet to run out of retries fails the search and cancels the others, which may be a few ms
+    # short of their last retry then: one has every attempt, none has more.
+    attempts = sorted(len(times) for times in by_snippet.values())
+    assert attempts and attempts[-1] == RATE_LIMIT_RETRIES + 1 and all(n >= 1 for n in attempts)
     for times in by_snippet.values():  # each retry waited the second Retry-After asked for
         assert all(later - earlier >= 0.9 for earlier, later in itertools.pairwise(times))
     await still_serves(server, "format the invoice")
