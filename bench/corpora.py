@@ -12,6 +12,7 @@ repository (~2,400 files, ~1.4 M lines counting docs and data), which is what th
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import shutil
 import subprocess
@@ -35,7 +36,8 @@ class Source:
     """One archive from a registry, and which part of it becomes corpus files."""
 
     registry: str
-    """`pypi` (a source distribution) or `npm` (a package tarball)."""
+    """`pypi` (a source distribution), `npm` (a package tarball) or `debian` (a `.deb`: Debian carries Go, Rust and
+    Ruby libraries as source, under `usr/share/gocode/src/`, `usr/share/cargo/registry/` and the gems folder)."""
     name: str
     version: str
     filename: str
@@ -45,10 +47,15 @@ class Source:
     """Archive-relative prefixes (after the top folder is dropped) to keep; empty keeps everything."""
     dest: str = ""
     """Subfolder of the corpus to unpack into; empty unpacks at the corpus root."""
+    top: str = ""
+    """The archive folder that becomes the corpus root (a `.deb` holds the library deep in its file system); empty:
+    the archive's single top folder (`click-8.1.8/`, `package/`)."""
 
     @property
     def spec(self) -> str:
-        return f"{self.name}=={self.version}" if self.registry == "pypi" else f"{self.name}@{self.version}"
+        if self.registry == "pypi":
+            return f"{self.name}=={self.version}"
+        return f"{self.name}={self.version}" if self.registry == "debian" else f"{self.name}@{self.version}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +170,121 @@ LARGE = Corpus(
     description="eight sdists side by side, at the scale of the Pydantic AI repository",
 )
 
-CORPORA: dict[str, Corpus] = {c.name: c for c in (CLICK, ZOD, LARGE)}
+
+def _deb(name: str, version: str, arch: str, sha256: str, top: str, keep: tuple[str, ...] = ()) -> Source:
+    return Source("debian", name, version, f"{name}_{version}_{arch}.deb", sha256, keep=keep, top=top)
+
+
+# The quality set's other projects (`bench/quality/behavior/`): real libraries in five languages, none of them a
+# project reserved for independent checks (README, "Quality"). Each is small enough to read whole, which is what
+# checking a gold span by hand takes.
+KOA = Corpus(
+    name="koa",
+    sources=(
+        Source(
+            "npm",
+            "koa",
+            "2.15.3",
+            "koa-2.15.3.tgz",
+            "23b9a334640c93f61306e1941dc87b6001b0273230482fb9138243de870727f1",
+            keep=("lib/", "package.json", "Readme.md", "LICENSE"),  # not dist/: a bundled copy of lib/
+        ),
+    ),
+    quick=True,
+    description="koa 2.15.3 npm tarball: the CommonJS sources of a small web framework (JavaScript)",
+)
+
+WS = Corpus(
+    name="ws",
+    sources=(
+        Source(
+            "npm",
+            "ws",
+            "8.18.0",
+            "ws-8.18.0.tgz",
+            "a08221f2851472c944ca0178d89a9888c7f43fbd9998afc8a7ec6fe417c4ca20",
+        ),
+    ),
+    quick=True,
+    description="ws 8.18.0 npm tarball: a WebSocket client and server (JavaScript, CommonJS)",
+)
+
+MARSHMALLOW = Corpus(
+    name="marshmallow",
+    sources=(
+        _sdist(
+            "marshmallow",
+            "3.23.1",
+            "marshmallow-3.23.1.tar.gz",
+            "3a8dfda6edd8dcdbf216c0ede1d1e78d230a6dc9c5a088f58c4083b974a0d468",
+        ),
+    ),
+    quick=True,
+    description="marshmallow 3.23.1 sdist: object serialization and validation, with tests and docs (Python)",
+)
+
+PFLAG = Corpus(
+    name="pflag",
+    sources=(
+        _deb(
+            "golang-github-spf13-pflag-dev",
+            "1.0.6~git20210604-d5e0c0615ace-1",
+            "all",
+            "bd1c3c2a3e47512a64da02ebea900eb5a3f3c5d386e559d5718a3a935c0ea570",
+            top="usr/share/gocode/src/github.com/spf13/pflag",
+        ),
+    ),
+    quick=True,
+    description="spf13/pflag (Debian's golang-github-spf13-pflag-dev 1.0.6~git20210604): POSIX flags for Go",
+)
+
+MUX = Corpus(
+    name="mux",
+    sources=(
+        _deb(
+            "golang-github-gorilla-mux-dev",
+            "1.8.0-1",
+            "all",
+            "0880a4019fe68496a0e0a749c2948c029e489f49edd448bed2fedaba33f848c2",
+            top="usr/share/gocode/src/github.com/gorilla/mux",
+        ),
+    ),
+    quick=True,
+    description="gorilla/mux 1.8.0 (Debian's golang-github-gorilla-mux-dev): an HTTP request router (Go)",
+)
+
+SEMVER = Corpus(
+    name="semver",
+    sources=(
+        _deb(
+            "librust-semver-dev",
+            "1.0.14-1",
+            "amd64",
+            "bf3719b7aac4b7f16f0d68a7037306dbc1532758fe7a5dea01254e85cecaca8c",
+            top="usr/share/cargo/registry/semver-1.0.14",
+            keep=("src/", "tests/", "benches/", "build.rs", "Cargo.toml", "README.md"),
+        ),
+    ),
+    quick=True,
+    description="the semver 1.0.14 crate (Debian's librust-semver-dev): version parsing and requirements (Rust)",
+)
+
+THOR = Corpus(
+    name="thor",
+    sources=(
+        _deb(
+            "ruby-thor",
+            "1.2.1-2",
+            "all",
+            "509715d16039ee7336531718e2497d0f81ae125b9ee53f321dd909c2f03fd2e1",
+            top="usr/share/rubygems-integration/all/gems/thor-1.2.1",
+        ),
+    ),
+    quick=True,
+    description="thor 1.2.1 (Debian's ruby-thor): a toolkit for command-line interfaces (Ruby)",
+)
+
+CORPORA: dict[str, Corpus] = {c.name: c for c in (CLICK, ZOD, KOA, WS, MARSHMALLOW, PFLAG, MUX, SEMVER, THOR, LARGE)}
 
 
 class ChecksumError(RuntimeError):
@@ -192,6 +313,8 @@ def _fetch_command(source: Source, into: Path) -> list[str]:
             sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
             source.spec, "-d", str(into),
         ]  # fmt: skip
+    if source.registry == "debian":
+        return ["apt-get", "download", "-q", source.spec]  # into the working directory: see `fetch`
     return ["npm", "pack", "--silent", source.spec, "--pack-destination", str(into)]
 
 
@@ -203,7 +326,7 @@ def fetch(source: Source, log: Callable[[str], None] = print) -> Path:
         return archive
     log(f"  fetching {source.spec} from {source.registry}")
     with tempfile.TemporaryDirectory(dir=DOWNLOADS_DIR) as tmp:
-        result = subprocess.run(_fetch_command(source, Path(tmp)), capture_output=True, text=True, check=False)
+        result = subprocess.run(_fetch_command(source, Path(tmp)), capture_output=True, text=True, check=False, cwd=tmp)
         got = Path(tmp) / source.filename
         if not got.exists():
             raise RuntimeError(f"could not fetch {source.spec}:\n{result.stdout}\n{result.stderr}")
@@ -212,19 +335,34 @@ def fetch(source: Source, log: Callable[[str], None] = print) -> Path:
     return archive
 
 
-def _relative(member: str) -> str | None:
-    """The member's path with the archive's single top folder (`click-8.1.8/`, `package/`) dropped."""
+def _relative(member: str, top: str = "") -> str | None:
+    """The member's path below `top`, or below the archive's single top folder (`click-8.1.8/`, `package/`)."""
     parts = PurePosixPath(member).parts
+    if parts[:1] == (".",):
+        parts = parts[1:]
+    if top:
+        prefix = PurePosixPath(top).parts
+        inside = parts[: len(prefix)] == prefix and len(parts) > len(prefix)
+        return "/".join(parts[len(prefix) :]) if inside else None
     return "/".join(parts[1:]) if len(parts) > 1 else None
+
+
+def _open_archive(archive: Path) -> tarfile.TarFile:
+    """A tarball as is; a `.deb` through `dpkg-deb --fsys-tarfile`, which reads its data member whatever the
+    compression."""
+    if archive.suffix != ".deb":
+        return tarfile.open(archive)
+    data = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(archive)], capture_output=True, check=True).stdout
+    return tarfile.open(fileobj=io.BytesIO(data))
 
 
 def unpack(archive: Path, source: Source, corpus_root: Path) -> None:
     """Extract regular files of `archive` into `corpus_root/source.dest`, dropping the top folder and filtering."""
     target = corpus_root / source.dest if source.dest else corpus_root
-    with tarfile.open(archive) as tar:
+    with _open_archive(archive) as tar:
         members = []
         for member in tar.getmembers():
-            rel = _relative(member.name)
+            rel = _relative(member.name, source.top)
             if rel is None or not member.isfile():
                 continue
             if source.keep and not any(rel == k or rel.startswith(k) for k in source.keep):
@@ -235,7 +373,7 @@ def unpack(archive: Path, source: Source, corpus_root: Path) -> None:
 
 
 def _stamp(corpus: Corpus) -> dict[str, object]:
-    return {"sources": [[s.spec, s.sha256, list(s.keep), s.dest] for s in corpus.sources]}
+    return {"sources": [[s.spec, s.sha256, list(s.keep), s.dest, s.top] for s in corpus.sources]}
 
 
 def is_prepared(corpus: Corpus) -> bool:
@@ -263,11 +401,11 @@ class Counts:
     files: int
     lines: int
     code_files: int
-    """`.py`, `.ts`, `.tsx`, `.js`: what a code-search engine chunks by declaration."""
+    """Python, TypeScript, JavaScript, Go, Rust and Ruby files: what the quality set asks about."""
     code_lines: int
 
 
-CODE_SUFFIXES = frozenset({".py", ".ts", ".tsx", ".js", ".mjs", ".cjs"})
+CODE_SUFFIXES = frozenset({".py", ".ts", ".tsx", ".js", ".mjs", ".cjs", ".go", ".rs", ".rb"})
 
 
 def iter_files(root: Path) -> Iterable[Path]:
