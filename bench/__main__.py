@@ -13,7 +13,8 @@ from bench import corpora
 from bench.quality import metrics
 
 BENCH_DIR = Path(__file__).resolve().parent
-BEHAVIOR_SET = BENCH_DIR / "quality" / "behavior.jsonl"
+BEHAVIOR_SET = BENCH_DIR / "quality" / "behavior"
+"""The behavior set's folder, one file per project (`bench.quality.sets`)."""
 OUT_DIR = BENCH_DIR / "out"
 """Git-ignored: results files and reports."""
 RESULTS_DIR = BENCH_DIR / "results"
@@ -40,7 +41,14 @@ def save_figures(name: str, figures: dict[str, object]) -> None:
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    names = args.only or [c.name for c in corpora.CORPORA.values() if c.quick or not args.quick]
+    if args.only:
+        names = args.only
+    elif args.quality:
+        from bench.quality.sets import PARTS
+
+        names = list(PARTS["all"])
+    else:
+        names = [c.name for c in corpora.CORPORA.values() if c.quick or not args.quick]
     for name in names:
         corpus = corpora.CORPORA[name]
         started = time.perf_counter()
@@ -179,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("prepare", help="fetch, verify (sha256) and unpack the corpora into bench/.corpora/")
     p.add_argument("--quick", action="store_true", help="only the small corpora (click, zod)")
+    p.add_argument("--quality", action="store_true", help="the quality set's projects (bench/quality/sets.py)")
     p.add_argument("--only", nargs="+", choices=sorted(corpora.CORPORA), help="just these corpora")
     p.set_defaults(func=cmd_prepare)
 

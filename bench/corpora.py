@@ -65,7 +65,9 @@ class Corpus:
     name: str
     sources: tuple[Source, ...]
     quick: bool
-    """Prepared by `prepare --quick` too; the large corpus is not (it downloads ~25 MB and builds sdist metadata)."""
+    """Prepared by `prepare --quick` too (the CI smoke run's click and zod); the quality set's other projects come
+    with `prepare --quality`, the large corpus with a plain `prepare` (it downloads ~25 MB and builds sdist
+    metadata)."""
     description: str
 
     @property
@@ -190,7 +192,7 @@ KOA = Corpus(
             keep=("lib/", "package.json", "Readme.md", "LICENSE"),  # not dist/: a bundled copy of lib/
         ),
     ),
-    quick=True,
+    quick=False,
     description="koa 2.15.3 npm tarball: the CommonJS sources of a small web framework (JavaScript)",
 )
 
@@ -205,7 +207,7 @@ WS = Corpus(
             "a08221f2851472c944ca0178d89a9888c7f43fbd9998afc8a7ec6fe417c4ca20",
         ),
     ),
-    quick=True,
+    quick=False,
     description="ws 8.18.0 npm tarball: a WebSocket client and server (JavaScript, CommonJS)",
 )
 
@@ -219,7 +221,7 @@ MARSHMALLOW = Corpus(
             "3a8dfda6edd8dcdbf216c0ede1d1e78d230a6dc9c5a088f58c4083b974a0d468",
         ),
     ),
-    quick=True,
+    quick=False,
     description="marshmallow 3.23.1 sdist: object serialization and validation, with tests and docs (Python)",
 )
 
@@ -234,7 +236,7 @@ PFLAG = Corpus(
             top="usr/share/gocode/src/github.com/spf13/pflag",
         ),
     ),
-    quick=True,
+    quick=False,
     description="spf13/pflag (Debian's golang-github-spf13-pflag-dev 1.0.6~git20210604): POSIX flags for Go",
 )
 
@@ -249,7 +251,7 @@ MUX = Corpus(
             top="usr/share/gocode/src/github.com/gorilla/mux",
         ),
     ),
-    quick=True,
+    quick=False,
     description="gorilla/mux 1.8.0 (Debian's golang-github-gorilla-mux-dev): an HTTP request router (Go)",
 )
 
@@ -265,7 +267,7 @@ SEMVER = Corpus(
             keep=("src/", "tests/", "benches/", "build.rs", "Cargo.toml", "README.md"),
         ),
     ),
-    quick=True,
+    quick=False,
     description="the semver 1.0.14 crate (Debian's librust-semver-dev): version parsing and requirements (Rust)",
 )
 
@@ -280,7 +282,7 @@ THOR = Corpus(
             top="usr/share/rubygems-integration/all/gems/thor-1.2.1",
         ),
     ),
-    quick=True,
+    quick=False,
     description="thor 1.2.1 (Debian's ruby-thor): a toolkit for command-line interfaces (Ruby)",
 )
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import json
 import resource
 import statistics
 import tempfile
@@ -22,6 +21,7 @@ from typing import Any
 
 from bench.__main__ import BEHAVIOR_SET, resolve_root, save_figures
 from bench.oneshot import instant_judge
+from bench.quality.metrics import load_cases
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
 from smartsearch_ls.judge.judgments import JudgmentCache
@@ -37,8 +37,8 @@ FALLBACK_QUERIES = [
 
 
 def queries() -> list[str]:
-    if BEHAVIOR_SET.is_file():
-        return [json.loads(line)["query"] for line in BEHAVIOR_SET.read_text().splitlines() if line.strip()]
+    if BEHAVIOR_SET.is_dir():
+        return [case.query for case in load_cases(BEHAVIOR_SET)]
     return FALLBACK_QUERIES
 
 

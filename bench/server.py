@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import shutil
 import statistics
@@ -33,6 +32,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from bench.__main__ import BEHAVIOR_SET, resolve_root, save_figures
+from bench.quality.metrics import load_cases
 from tests.support.model_servers import ModelServer
 
 READY_TIMEOUT = 900.0
@@ -65,9 +65,9 @@ class Client(LanguageClient):
 
 def corpus_queries(corpus: str) -> list[str]:
     """The behavior set's queries of this corpus (all of them for a corpus the set does not cover)."""
-    rows = [json.loads(line) for line in BEHAVIOR_SET.read_text().splitlines() if line.strip()]
-    own = [r["query"] for r in rows if r["corpus"] == corpus]
-    return own or [r["query"] for r in rows]
+    cases = load_cases(BEHAVIOR_SET)
+    own = [c.query for c in cases if c.corpus == corpus]
+    return own or [c.query for c in cases]
 
 
 async def start(root: Path, env: dict[str, str]) -> tuple[Client, float, float]:

@@ -30,7 +30,7 @@ from bench import corpora, ours, server, speed
 from bench.quality import metrics
 
 BENCH_DIR = Path(__file__).resolve().parent
-BEHAVIOR_SET = BENCH_DIR / "quality" / "behavior.jsonl"
+BEHAVIOR_SET = BENCH_DIR / "quality" / "behavior"
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ def run_speed(level: Level, out: Path, log: Callable[[str], None], only: tuple[s
     for name in only or level.speed_corpora:
         root = resolve_root(name)
         queries = server.corpus_queries(name)
-        queries_file = BEHAVIOR_SET
+        queries_file = BEHAVIOR_SET / f"{name}.jsonl"
         if name == "large":
             queries_file = corpora.CORPORA_DIR / "large-nodoc.jsonl"
             rows = [json.loads(line) for line in queries_file.read_text().splitlines() if line.strip()]

@@ -1,41 +1,52 @@
 """The committed behavior set: well formed always, and its gold spans checked against the corpora when prepared.
 
 The span check is what keeps hand-written line numbers honest: each gold span must start on a declaration (or a
-decorator, a doc comment, or line 1 for a whole file) and end inside the file.
+decorator, an attribute, a doc comment, an object member, or line 1 for a whole file) and end inside the file.
 """
 
 import re
 from collections import Counter
+from pathlib import PurePosixPath
 
 import pytest
 
 from bench import corpora
 from bench.quality.metrics import load_cases
+from bench.quality.sets import BEHAVIOR_DIR, DEVELOPMENT, HELD_OUT, PARTS, behavior_cases, corpus_file
 
-BEHAVIOR = corpora.BENCH_DIR / "quality" / "behavior.jsonl"
-DECLARATION_START = re.compile(r"^\s*(@|def |async def |class |export |function |const |/\*\*|import )")
+DECLARATION_START = re.compile(
+    r"^\s*(@|def |async def |class |module |export |function |const |let |var |/\*\*|///|//|#\[|# |#$|import "
+    r"|func |type |fn |pub |impl\b|struct |enum |trait |static |async |get |set |[\w$.]+\s*[=(]|[\w$]+\s*:)"
+)
+LANGUAGES = {".py": "Python", ".ts": "TypeScript", ".js": "JavaScript", ".go": "Go", ".rs": "Rust", ".rb": "Ruby"}
+
+
+def test_parts_are_disjoint_and_cover_every_file():
+    assert not set(DEVELOPMENT) & set(HELD_OUT)
+    assert {p.stem for p in BEHAVIOR_DIR.glob("*.jsonl")} == set(PARTS["all"])
+    assert all(case.corpus == corpus for corpus in PARTS["all"] for case in load_cases(corpus_file(corpus)))
 
 
 def test_set_size_and_shape():
-    cases = load_cases(BEHAVIOR)
+    cases = behavior_cases("all")
     positives = [c for c in cases if not c.negative]
     negatives = [c for c in cases if c.negative]
-    assert len(positives) >= 40 and len(negatives) >= 8
-    assert {c.corpus for c in cases} == {"click", "zod"}
+    assert len(positives) >= 200 and len(negatives) >= 40
+    assert len({c.corpus for c in cases}) >= 8
+    languages = {LANGUAGES.get(PurePosixPath(p).suffix) for c in positives for p, _, _ in c.gold}
+    assert len(languages - {None}) >= 4
     assert max(Counter(c.key for c in cases).values()) == 1, "duplicate query"
     for case in positives:
         for path, start, end in case.gold:
             assert not path.startswith("/") and 1 <= start <= end
 
 
-@pytest.mark.parametrize("corpus", ["click", "zod"])
+@pytest.mark.parametrize("corpus", PARTS["all"])
 def test_gold_spans_match_the_corpus(corpus):
     if not corpora.is_prepared(corpora.CORPORA[corpus]):
-        pytest.skip("corpus not prepared: python -m bench prepare --quick")
+        pytest.skip("corpus not prepared: python -m bench prepare --quality")
     root = corpora.CORPORA[corpus].root
-    for case in load_cases(BEHAVIOR):
-        if case.corpus != corpus:
-            continue
+    for case in load_cases(corpus_file(corpus)):
         for path, start, end in case.gold:
             lines = (root / path).read_text(encoding="utf-8").split("\n")
             assert end <= len(lines), (case.query, path)

@@ -1,0 +1,44 @@
+"""The behavior set, split by project into a development part and a frozen held-out part.
+
+Why a split by project: a question set that the judge's calibration, the ranker's weights or any threshold was
+fitted or tuned on says how well that fit remembers it, not how the engine does on code it never saw. Every fit
+and choice in this repository is made on `DEVELOPMENT`; README's quality figures are `HELD_OUT`'s. Whole projects
+are held out, not random questions, because what carries over badly is a project's vocabulary, layout and
+language, and questions of one project share them.
+
+The held-out part has one project per language family the development part also covers or the training corpus
+does (Python, JavaScript, Go, Rust), so a figure on it is about unseen projects, not unseen languages. Its
+questions may be read to check a gold span, never to choose a feature, a weight or a threshold.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from bench.quality.metrics import QueryCase, load_cases
+
+BEHAVIOR_DIR = Path(__file__).resolve().parent / "behavior"
+"""One JSON-lines file per project, `<corpus>.jsonl`, in the format of `metrics.load_cases`."""
+
+DEVELOPMENT = ("click", "zod", "koa", "pflag", "thor")
+"""Python, TypeScript, JavaScript, Go and Ruby: what fits and choices are made on."""
+HELD_OUT = ("marshmallow", "ws", "mux", "semver")
+"""Python, JavaScript, Go and Rust: frozen; reported, never tuned on."""
+
+Part = Literal["development", "held-out", "all"]
+PARTS: dict[str, tuple[str, ...]] = {
+    "development": DEVELOPMENT,
+    "held-out": HELD_OUT,
+    "all": DEVELOPMENT + HELD_OUT,
+}
+
+
+def corpus_file(corpus: str) -> Path:
+    """The questions of one project."""
+    return BEHAVIOR_DIR / f"{corpus}.jsonl"
+
+
+def behavior_cases(part: Part = "all") -> list[QueryCase]:
+    """The questions of a part, project by project in the part's order."""
+    return [case for corpus in PARTS[part] for case in load_cases(corpus_file(corpus))]
