@@ -60,6 +60,16 @@ _JS_COMMON = (
     _p("class", "(variable_declarator name: (identifier) @name value: (class)) @decl"),
     _p("class", "(class_declaration name: (_) @name) @decl"),
     _p("method", "(method_definition name: (_) @name) @decl"),
+    # CommonJS and prototype methods, `res.jsonp = function jsonp(obj) {...}`, `proto.x = () => {...}`: a
+    # function assigned to a member is that object's method, named `res.jsonp`.
+    _p(
+        "method",
+        "(expression_statement (assignment_expression"
+        " left: (member_expression object: [(identifier) (member_expression) (this)] @receiver"
+        f" property: (property_identifier) @name) right: {_FUNCTION_VALUE})) @decl",
+    ),
+    # An object literal's function-valued key, `{ redirect: function (url) {...} }`.
+    _p("method", f"(pair key: [(property_identifier) (string)] @name value: {_FUNCTION_VALUE}) @decl"),
     _p("variable", "(program (lexical_declaration (variable_declarator name: (identifier) @name) @decl))", False),
     _p("variable", "(program (variable_declaration (variable_declarator name: (identifier) @name) @decl))", False),
     _p(

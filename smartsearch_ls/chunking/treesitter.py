@@ -192,7 +192,9 @@ class _Walker:
                 continue
             symbol = self.owners.get(child.id) or self._wrapped(child, self.owners)
             overload = None if symbol else self.signatures.get(child.id) or self._wrapped(child, self.signatures)
-            if (symbol or overload) and lead is not None and lead[1] >= start - 1:
+            # A doc comment with one blank line under it still belongs to the declaration (koa's style): nothing
+            # else can stand in that line, since any named node there would have ended the comment run.
+            if (symbol or overload) and lead is not None and lead[1] >= start - 2:
                 start = min(start, lead[0])
             lead = None
             while symbol is not None and overloads and overloads[-1] == symbol and out[-1].end >= start - 1:

@@ -140,6 +140,56 @@ def test_tsx_and_javascript_grammars(invariants):
         }
 
 
+COMMONJS = dedent(
+    """
+    'use strict';
+    var res = Object.create(http.ServerResponse.prototype);
+
+    /**
+     * Send a JSON response with JSONP callback support.
+     */
+    res.jsonp = function jsonp(obj) {
+      var body = JSON.stringify(obj);
+      return this.send(body);
+    };
+
+    proto.handle = (req, done) => {
+      return done(req);
+    };
+
+    module.exports = {
+      redirect: function (url) {
+        this.url = url;
+      },
+    };
+
+    /**
+     * Its doc comment, then a blank line.
+     */
+
+    function spaced() {
+      return 1;
+    }
+    """
+)
+
+
+def test_commonjs_method_assignments_are_named_declarations(invariants):
+    chunked = chunk_file("lib/response.js", COMMONJS)
+    invariants(COMMONJS, chunked)
+    assert kinds(chunked) == {
+        "res": "variable",
+        "res.jsonp": "method",
+        "proto.handle": "method",
+        "redirect": "method",
+        "spaced": "function",
+    }
+    named = {symbol: (start, end) for symbol, start, end in spans(chunked) if symbol}
+    assert named["res.jsonp"] == (4, 10)  # with the doc comment above it
+    assert named["proto.handle"] == (12, 14)
+    assert named["spaced"] == (22, 28)  # a doc comment and one blank line above still belong to it
+
+
 def test_go(invariants):
     text = dedent(
         """
