@@ -216,6 +216,11 @@ class Bm25Index:
                 else:
                     del arrays[term]
 
+    def frequency(self, term: str) -> int:
+        """How many snippets hold `term` in their body (retired ones included until a compaction drops them)."""
+        found = self.body.get(term)
+        return len(found) // 2 if found is not None else 0
+
     def scores(self, weights: Mapping[str, float]) -> npt.NDArray[np.float32]:
         """BM25 (plus the meta boost) of every document id for weighted query terms; retired ones score 0."""
         size = len(self.lengths)

@@ -66,7 +66,12 @@ class Candidate:
     index: RootIndex
     snippet: Snippet
     score: float
+    """The fused score the shortlist ranked by."""
     unsaved: bool
+    lexical: float = 0.0
+    """Its BM25 score alone (0: it came in by meaning)."""
+    cosine: float | None = None
+    """Its cosine with the query, when it had a vector."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,25 +171,28 @@ def shortlist(
             embedded += int((~np.isnan(cosines)).sum())
         per_scope.append((index, docs, scores, cosines, unsaved))
     dense_used = embedded > 0
-    ranked: list[tuple[float, int, int]] = []  # (score, scope number, doc)
-    for number, (_, docs, scores, cosines, _) in enumerate(per_scope):
-        eligible = scores > 0
+    ranked: list[tuple[float, int, int]] = []  # (score, scope number, position in the scope)
+    for number, (_, docs, lexical, cosines, _) in enumerate(per_scope):
+        eligible = lexical > 0
+        scores = lexical
         if dense_used:
             if cosines is not None:
                 eligible |= ~np.isnan(cosines)
-                scores = fuse(scores, cosines)
+                scores = fuse(lexical, cosines)
             else:
-                scores = fuse(scores, np.full(len(scores), np.nan, dtype=np.float32))
+                scores = fuse(lexical, np.full(len(lexical), np.nan, dtype=np.float32))
         small = len(docs) <= candidates  # a scope this small is judged whole
         keep = np.argsort(-scores, kind="stable") if small else _best(scores, eligible, candidates)
-        ranked.extend((float(scores[i]), number, int(docs[i])) for i in keep)
+        ranked.extend((float(scores[i]), number, int(i)) for i in keep)
     ranked.sort(key=lambda item: -item[0])
     chosen: list[Candidate] = []
-    for score, number, doc in ranked[:candidates]:
-        index, _, _, _, unsaved = per_scope[number]
+    for score, number, position in ranked[:candidates]:
+        index, docs, lexical, cosines, unsaved = per_scope[number]
+        doc = int(docs[position])
         snippet = index.snippets[doc]
         if snippet is not None:
-            chosen.append(Candidate(index, snippet, score, doc in unsaved))
+            cosine = None if cosines is None or np.isnan(cosines[position]) else float(cosines[position])
+            chosen.append(Candidate(index, snippet, score, doc in unsaved, float(lexical[position]), cosine))
     for semantic in dense:
         semantic.share(c.snippet for c in chosen if c.index is semantic.index)
     return Shortlist(chosen, files, skipped, snippets, matched, dense_used, embedded, left_out)

@@ -1,0 +1,141 @@
+"""The ranker's training rows: every candidate the real shortlist hands the judge, with its features and label.
+
+For each question the hybrid shortlist is computed as a search computes it (128 candidates, the corpus fully
+embedded, as a server's is once background embedding is done), each candidate becomes an `Evidence` with its
+BM25 score and cosine, and `features.features` gives its row: the very code the judge runs. A candidate is
+labeled relevant when it overlaps a gold span. Rows are cached per set in `bench/out/ranker/` (an `.npz` of
+features, labels, question numbers and spans), so fitting and the ablations replay them without the engine.
+
+    .venv/bin/python -m bench.ranker.collect --set development [--set crossed] [--set held-out] [--set train]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from bench.corpora import CORPORA_DIR
+from bench.ours import open_corpus
+from bench.quality import metrics
+from bench.quality.sets import behavior_cases
+from smartsearch_ls.discovery.documentation import asks_for_documentation
+from smartsearch_ls.index.dense import DenseIndex
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.shortlist import Scope, shortlist
+from smartsearch_ls.judge.local.features import Evidence, features, query_terms, root_idf
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / "bench" / "out" / "ranker"
+CACHE = REPO / "bench" / "out" / "cache"
+CANDIDATES = 128
+TRAIN_QUERIES = CORPORA_DIR / "train" / "queries.jsonl"
+"""Docstring summaries over stripped packages (`python -m bench.train corpus`)."""
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Every candidate of every question of one set."""
+
+    features: npt.NDArray[np.float64]
+    labels: npt.NDArray[np.int8]
+    question: npt.NDArray[np.int32]
+    """The row's question number in `cases`."""
+    spans: list[metrics.Span]
+    cases: list[metrics.QueryCase]
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, features=self.features, labels=self.labels, question=self.question)
+        meta = {"spans": self.spans, "cases": [[c.corpus, c.query, list(map(list, c.gold))] for c in self.cases]}
+        path.with_suffix(".json").write_text(json.dumps(meta))
+
+    @classmethod
+    def load(cls, path: Path) -> Rows:
+        arrays = np.load(path)
+        meta = json.loads(path.with_suffix(".json").read_text())
+        spans = [tuple(s) for s in meta["spans"]]
+        cases = [metrics.QueryCase(c, q, tuple(tuple(g) for g in gold)) for c, q, gold in meta["cases"]]
+        return cls(arrays["features"], arrays["labels"], arrays["question"], spans, cases)  # type: ignore[arg-type]
+
+
+def set_cases(name: str) -> list[metrics.QueryCase]:
+    if name == "train":
+        return metrics.load_cases(TRAIN_QUERIES)
+    if name == "crossed":
+        return crossed(behavior_cases("development"))
+    return behavior_cases(name)  # type: ignore[arg-type]
+
+
+def crossed(cases: Sequence[metrics.QueryCase]) -> list[metrics.QueryCase]:
+    """Each question asked of every other project, as a negative: what one project does, another mostly does not
+    (a few behaviors are shared, e.g. help output; those few are labeled wrong and the fit takes them as noise).
+    They teach the judge what an answer that is not there looks like, which 25 written negatives alone cannot."""
+    projects = list(dict.fromkeys(c.corpus for c in cases))
+    return [metrics.QueryCase(other, c.query, ()) for c in cases for other in projects if other != c.corpus]
+
+
+def corpus_path(corpus: str) -> Path:
+    return CORPORA_DIR / corpus
+
+
+def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = print) -> Rows:
+    opened: dict[str, tuple[RootIndex, DenseIndex]] = {}
+    blocks: list[npt.NDArray[np.float64]] = []
+    labels: list[int] = []
+    question: list[int] = []
+    spans: list[metrics.Span] = []
+    started = time.perf_counter()
+    for number, case in enumerate(cases):
+        if case.corpus not in opened:
+            opened[case.corpus] = open_corpus(corpus_path(case.corpus), CACHE, embed_all=True, log=log)
+        index, dense = opened[case.corpus]
+        found = shortlist(
+            [Scope(index)], case.query, CANDIDATES, (dense,), documentation=asks_for_documentation(case.query)
+        )
+        evidence = [Evidence(c.snippet, c.lexical, c.cosine if c.cosine is not None else 0.0) for c in found.candidates]
+        idf = root_idf(index.bm25.frequency, index.bm25.live, query_terms(case.query))
+        blocks.append(features(case.query, evidence, idf))
+        for c in found.candidates:
+            span = (c.snippet.path, c.snippet.start_line, c.snippet.end_line)
+            spans.append(span)
+            labels.append(int(metrics.is_hit(span, case.gold)))
+            question.append(number)
+        if (number + 1) % 50 == 0:
+            log(f"  {number + 1}/{len(cases)} questions, {time.perf_counter() - started:.0f}s")
+    for _, dense in opened.values():
+        dense.persist()
+    width = blocks[0].shape[1] if blocks else 0
+    return Rows(
+        np.vstack(blocks) if blocks else np.zeros((0, width)),
+        np.array(labels, dtype=np.int8),
+        np.array(question, dtype=np.int32),
+        spans,
+        list(cases),
+    )
+
+
+def rows_path(name: str) -> Path:
+    return OUT / f"{name}.npz"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--set", action="append", required=True, choices=("development", "held-out", "crossed", "train")
+    )
+    args = parser.parse_args()
+    for name in args.set:
+        rows = collect(set_cases(name))
+        rows.save(rows_path(name))
+        print(f"{name}: {len(rows.cases)} questions, {len(rows.labels)} rows, {int(rows.labels.sum())} relevant")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""Fit the local judge's ranker on the development part, choosing its settings by leave-one-project-out.
+
+What is fitted (`smartsearch_ls/judge/local/ranker.py`): the candidate model on every shortlisted candidate of the
+questions whose answer the shortlist holds (labels from the gold spans, natural balance: a handful of answers
+among 128), and the question model on one row per question: the development questions (label: the shortlist
+holds an answer), the written negatives and the development questions asked of the other development projects
+(`collect.crossed`), all labeled 0, the two classes weighed even, the negatives half written, half crossed.
+Both are L2-penalized logistic regressions on standardized features (Newton's method).
+
+What is chosen: both penalties and the sharpness, from the grids below, fixed before any figure was seen, by
+leave-one-project-out over the five development projects (fit on four, replay the engine's cut on the fifth:
+`replay.replay`, threshold 0.5). The criterion: MRR@10 + recall@10 / 2 + negatives answered empty (written and
+crossed, pooled) - 2 x positives answered empty, averaged over the folds. The held-out part is never read here;
+`evaluate.py` scores it with what this writes.
+
+    .venv/bin/python -m bench.ranker.fit [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from bench.ranker.collect import Rows, rows_path
+from bench.ranker.replay import Scored, replay
+from smartsearch_ls.judge.local.features import NAMES
+from smartsearch_ls.judge.local.ranker import QUESTION_NAMES, WEIGHTS, Logistic, Ranker, question_features
+
+CANDIDATE_PENALTIES = (0.1, 1.0)
+QUESTION_PENALTIES = (0.1, 1.0, 10.0)
+"""L2 strength, per unit of total row weight, times 1/1000."""
+SHARPNESS = (0.02, 0.05, 0.1, 0.2, 0.35)
+THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class Data:
+    x: npt.NDArray[np.float64]
+    y: npt.NDArray[np.float64]
+    w: npt.NDArray[np.float64]
+
+
+def fit(data: Data, penalty: float, iterations: int = 60) -> Logistic:
+    """Weighted, L2-penalized logistic regression by Newton's method, on standardized features."""
+    center = np.average(data.x, axis=0, weights=data.w)
+    scale = np.sqrt(np.average((data.x - center) ** 2, axis=0, weights=data.w))
+    scale[scale < 1e-9] = 1.0
+    z = np.hstack([(data.x - center) / scale, np.ones((len(data.x), 1))])
+    beta = np.zeros(z.shape[1])
+    ridge = np.full(z.shape[1], penalty * data.w.sum() / 1000)
+    ridge[-1] = 0.0  # the bias is not penalized
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-np.clip(z @ beta, -40, 40)))
+        gradient = z.T @ (data.w * (p - data.y)) + ridge * beta
+        hessian = (z * (data.w * p * (1 - p))[:, None]).T @ z + np.diag(ridge)
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    return Logistic(beta[:-1], float(beta[-1]), center, scale)
+
+
+class Questions:
+    """A set's rows cut per question."""
+
+    def __init__(self, rows: Rows):
+        self.rows = rows
+        order = np.argsort(rows.question, kind="stable")
+        bounds = np.searchsorted(rows.question[order], np.arange(len(rows.cases) + 1))
+        self.groups = [order[bounds[q] : bounds[q + 1]] for q in range(len(rows.cases))]
+
+    def of(self, corpora: Sequence[str]) -> list[int]:
+        return [q for q, case in enumerate(self.rows.cases) if case.corpus in corpora and len(self.groups[q])]
+
+    def answered(self, q: int) -> bool:
+        return bool(self.rows.labels[self.groups[q]].any())
+
+
+def candidate_data(questions: Questions, chosen: Sequence[int]) -> Data:
+    rows = [g for q in chosen if questions.answered(q) for g in [questions.groups[q]]]
+    keep = np.concatenate(rows)
+    return Data(
+        questions.rows.features[keep],
+        questions.rows.labels[keep].astype(np.float64),
+        np.full(len(keep), 1.0 / len(keep)),
+    )
+
+
+def question_data(model: Logistic, development: Questions, crossed: Questions, projects: Sequence[str]) -> Data:
+    own = development.of(projects)
+    asked = {development.rows.cases[q].query for q in own}
+    others = [q for q in crossed.of(projects) if crossed.rows.cases[q].query in asked]
+    x, y, w = [], [], []
+    positives = [q for q in own if development.answered(q)]
+    written = [q for q in own if not development.answered(q)]
+    for source, chosen, label, weight in (
+        (development, positives, 1.0, 0.5),
+        (development, written, 0.0, 0.25),
+        (crossed, others, 0.0, 0.25),
+    ):
+        for q in chosen:
+            g = source.groups[q]
+            x.append(question_features(source.rows.features[g], model.logits(source.rows.features[g])))
+            y.append(label)
+            w.append(weight / len(chosen))
+    return Data(np.array(x), np.array(y), np.array(w))
+
+
+def fit_ranker(
+    development: Questions, crossed: Questions, projects: Sequence[str], setting: tuple[float, float, float]
+) -> Ranker:
+    candidate_penalty, question_penalty, sharpness = setting
+    candidate = fit(candidate_data(development, development.of(projects)), candidate_penalty)
+    question = fit(question_data(candidate, development, crossed, projects), question_penalty)
+    return Ranker(candidate, question, sharpness)
+
+
+def scored(questions: Questions, ranker: Ranker, chosen: Sequence[int]) -> list[Scored]:
+    found = []
+    for q in chosen:
+        g = questions.groups[q]
+        rows = questions.rows.features[g]
+        found.append(
+            Scored(questions.rows.cases[q], [questions.rows.spans[i] for i in g], ranker.relevance(rows), rows)
+        )
+    return found
+
+
+def figures_on(development: Questions, crossed: Questions, ranker: Ranker, held: Sequence[str]) -> dict[str, float]:
+    """The engine's cut on the held projects' questions, negatives pooled with the questions crossed into them."""
+    figures = replay(scored(development, ranker, development.of(held)), THRESHOLD)
+    asked_elsewhere = [q for q in crossed.of(held)]
+    crossed_figures = replay(scored(crossed, ranker, asked_elsewhere), THRESHOLD)
+    written = sum(1 for q in development.of(held) if development.rows.cases[q].negative)
+    pooled = (figures["negatives_empty"] * written + crossed_figures["negatives_empty"] * len(asked_elsewhere)) / max(
+        written + len(asked_elsewhere), 1
+    )
+    figures["crossed_empty"] = crossed_figures["negatives_empty"]
+    figures["criterion"] = figures["mrr"] + figures["recall"] / 2 + pooled - 2 * figures["positives_empty"]
+    return figures
+
+
+def cross_validate(development: Questions, crossed: Questions, setting: tuple[float, float, float]) -> dict[str, float]:
+    projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
+    folds = []
+    for held in projects:
+        ranker = fit_ranker(development, crossed, [p for p in projects if p != held], setting)
+        folds.append(figures_on(development, crossed, ranker, [held]))
+    return {k: float(np.mean([f[k] for f in folds])) for k in folds[0]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help=f"refit the chosen setting on all of it into {WEIGHTS}")
+    args = parser.parse_args()
+    development = Questions(Rows.load(rows_path("development")))
+    crossed = Questions(Rows.load(rows_path("crossed")))
+    results = {}
+    for setting in itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, SHARPNESS):
+        results[setting] = cross_validate(development, crossed, setting)
+        print(f"{setting}: " + "  ".join(f"{k} {v:.3f}" for k, v in results[setting].items()))
+    setting, best = max(results.items(), key=lambda item: item[1]["criterion"])
+    print(f"chosen: candidate penalty {setting[0]}, question penalty {setting[1]}, sharpness {setting[2]}")
+    if args.write:
+        projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
+        ranker = fit_ranker(development, crossed, projects, setting)
+        recipe = {
+            "fitted_on": "bench/quality development part: " + ", ".join(projects),
+            "penalties": list(setting[:2]),
+            "cross_validated": {k: round(v, 3) for k, v in best.items()},
+        }
+        WEIGHTS.write_text(json.dumps(ranker.to_json(**recipe), indent=1) + "\n")
+        for names, model in ((NAMES, ranker.candidate), (QUESTION_NAMES, ranker.question)):
+            for name, weight in sorted(zip(names, model.weights, strict=True), key=lambda item: -abs(item[1])):
+                print(f"  {name:16} {weight:+.3f}")
+
+
+if __name__ == "__main__":
+    main()

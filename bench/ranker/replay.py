@@ -1,0 +1,66 @@
+"""The engine's cut, replayed on scored candidates: what a search would answer, without running the search.
+
+It has to be the engine's own rule for the figures to mean anything: matches at or above the threshold, best
+first (ties by path and line), a lower snippet overlapping a better one collapsed into it, the first `limit`
+kept, and test files after the implementation unless the question asks for tests
+(`discovery.file_kinds.implementation_first`, the engine's own function).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from bench.quality import metrics
+from smartsearch_ls.discovery.file_kinds import implementation_first
+
+LIMIT = 10
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One question's shortlist with the ranker's probabilities."""
+
+    case: metrics.QueryCase
+    spans: list[metrics.Span]
+    probabilities: npt.NDArray[np.float64]
+    features: npt.NDArray[np.float64]
+
+
+def answer(item: Scored, threshold: float, *, tests_last: bool = True) -> tuple[metrics.Span, ...]:
+    order = sorted(
+        (i for i, p in enumerate(item.probabilities) if p >= threshold),
+        key=lambda i: (-item.probabilities[i], item.spans[i][0], item.spans[i][1]),
+    )
+    kept: list[metrics.Span] = []
+    for i in order:
+        span = item.spans[i]
+        if not any(metrics.overlaps(span, k) for k in kept):
+            kept.append(span)
+    top = kept[:LIMIT]
+    return tuple(implementation_first(top, lambda span: span[0], item.case.query) if tests_last else top)
+
+
+def replay(items: Sequence[Scored], threshold: float, *, tests_last: bool = True) -> dict[str, float]:
+    """The quality figures of the answers, plus the share of positive questions answered with nothing."""
+    cases = [item.case for item in items]
+    results = {
+        item.case.key: metrics.QueryResult(answer(item, threshold, tests_last=tests_last), tuple(item.spans))
+        for item in items
+    }
+    report = metrics.evaluate(cases, results)
+    positives = [item for item in items if not item.case.negative]
+    positives_empty = sum(1 for item in positives if not results[item.case.key].hits) / max(len(positives), 1)
+    figures = {
+        "top1_span": report.top1_span,
+        "mrr": report.mrr,
+        "recall": report.recall,
+        "shortlist128": report.shortlist_recall.get(128, 0.0),
+        "negatives_empty": report.negatives_empty or 0.0,
+        "positives_empty": positives_empty,
+    }
+    figures["criterion"] = figures["mrr"] + figures["negatives_empty"] - 2 * positives_empty
+    return figures

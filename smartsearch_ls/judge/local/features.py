@@ -1,0 +1,158 @@
+"""What the local judge knows about one shortlisted snippet, as the numbers its ranker weighs.
+
+A cosine alone cannot tell a function that does the asked thing from its test (which names the behavior in its
+own name), from a file's header of imports, or from a table of literals that repeats the query's words. The
+engine already holds the evidence that can: where the query's words occur (the declaration's name, the path, the
+body) and how rare they are in the root, the BM25 score and both ranks in the shortlist, what kind of snippet and
+file it is. `features` turns a shortlist into one row of numbers per candidate, the same code at search time and
+when the ranker is fitted (`bench/ranker/`), so the weights mean at run time what they meant when fitted.
+
+The last, `root_coverage`, is the same for every candidate of a question: the share of the question's words that
+occur anywhere in the root. It does not rank; it tells the judge's verdict on the question as a whole ("is the
+asked behavior here at all?") that a question naming SMTP in a project that never says SMTP is likely absent.
+
+Every feature is bounded or log-scaled so a weight learned on one project's scale carries to another's; ranks and
+gaps are taken within the shortlist, which says how a candidate stands against its rivals for the same question.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.discovery.documentation import is_documentation
+from smartsearch_ls.discovery.file_kinds import asks_for_tests, is_test
+from smartsearch_ls.index.terms import QUERY_STOP_WORDS, identifier_terms, meta_terms, text_terms
+from smartsearch_ls.judge.local.calibration import coverage
+from smartsearch_ls.judge.local.inert import performs_nothing
+
+NAMES = (
+    "cosine",
+    "cosine_gap",
+    "cosine_rank",
+    "lexical",
+    "lexical_rank",
+    "coverage",
+    "name_coverage",
+    "path_coverage",
+    "body_coverage",
+    "declaration",
+    "module_header",
+    "test_unasked",
+    "documentation",
+    "data_file",
+    "example_path",
+    "data_heavy",
+    "lines",
+    "inert",
+    "root_coverage",
+)
+"""The columns of `features`, in order; the ranker's weights are stored by these names."""
+
+_DATA_SUFFIXES = frozenset(
+    ".json .jsonl .yaml .yml .toml .ini .cfg .conf .xml .html .htm .csv .tsv .txt .lock .svg .css .scss .map"
+    " .properties .env .sql".split()
+)
+_DATA_NAMES = frozenset({"pkg-info", "setup.cfg", "package.json", "package-lock.json", "cargo.lock", "go.sum"})
+_EXAMPLE_FOLDERS = re.compile(r"(^|/)(examples?|samples?|fixtures?|benchmarks?|benches|docs?|demo|scripts)/")
+_LITERAL_LINE = re.compile(r"""^\s*(?:[\w$.\-]+\s*[:=]\s*)?(?:["'`][^"'`]*["'`]|[-+]?[\d.]+|true|false|null|None)"""
+                           r"""\s*[,;)\]}]*\s*$|^\s*[\[\]{}(),;]+\s*$""", re.IGNORECASE)  # fmt: skip
+_BLANK_OR_COMMENT = re.compile(r"^\s*(?:$|#|//|/\*|\*|--)")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One candidate as the shortlist handed it over."""
+
+    snippet: Snippet
+    lexical: float
+    """Its BM25 score in its root (0 when it came in by meaning alone)."""
+    cosine: float
+    """The query's cosine with the snippet's embedded text."""
+
+
+def query_terms(query: str) -> tuple[str, ...]:
+    """The index's terms of the words the query names (stop words out), in order, once each."""
+    found: dict[str, None] = {}
+    for word in re.findall(r"[A-Za-z0-9_]+", query):
+        if word.lower() not in QUERY_STOP_WORDS:
+            found.update(dict.fromkeys(identifier_terms(word)))
+    return tuple(found)
+
+
+def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]) -> npt.NDArray[np.float64]:
+    """One row of `NAMES` per candidate; `idf` gives each of the query's terms (`query_terms`) its rarity in the
+    candidates' root (a term it lacks counts as rare: it occurs in no indexed snippet)."""
+    rows = np.zeros((len(shortlist), len(NAMES)))
+    if not shortlist:
+        return rows
+    terms = query_terms(query)
+    rarest = max(idf.values(), default=1.0)
+    weights = {t: idf.get(t, rarest) for t in terms}
+    total = sum(weights.values()) or 1.0
+    cosines = np.array([e.cosine for e in shortlist])
+    lexical = np.array([e.lexical for e in shortlist])
+    cosine_rank = _ranks(cosines)
+    lexical_rank = _ranks(lexical)
+    best_cosine = float(cosines.max())
+    best_lexical = float(lexical.max())
+    tests_wanted = asks_for_tests(query)
+    known = sum(1 for t in terms if t in idf) / len(terms) if terms else 0.0
+    for row, item in enumerate(shortlist):
+        s = item.snippet
+        body = text_terms(s.text).keys()
+        named = text_terms(s.symbol).keys() if s.symbol else frozenset()
+        path_terms = meta_terms(s.path, None)
+        test = is_test(s.path)
+        rows[row] = (
+            item.cosine,
+            item.cosine - best_cosine,
+            math.log1p(cosine_rank[row]),
+            item.lexical / best_lexical if best_lexical > 0 else 0.0,
+            math.log1p(lexical_rank[row]) if item.lexical > 0 else math.log1p(len(shortlist)),
+            coverage(query, s.text if not s.symbol else f"{s.symbol} {s.text}"),
+            sum(w for t, w in weights.items() if t in named) / total,
+            sum(w for t, w in weights.items() if t in path_terms) / total,
+            sum(w for t, w in weights.items() if t in body) / total,
+            float(s.symbol is not None),
+            float(s.symbol is None and s.start_line == 1),
+            float(test and not tests_wanted),
+            float(is_documentation(s.path)),
+            float(_is_data_file(s.path)),
+            float(_EXAMPLE_FOLDERS.search(s.path) is not None and not test),
+            _data_share(s.text),
+            math.log1p(s.end_line - s.start_line + 1),
+            float(performs_nothing(s.path, s.text)),
+            known,
+        )
+    return rows
+
+
+def _ranks(values: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """0 for the best, in a stable order."""
+    order = np.argsort(-values, kind="stable")
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[order] = np.arange(len(values))
+    return ranks
+
+
+def _is_data_file(path: str) -> bool:
+    name = path.rpartition("/")[2].lower()
+    return name in _DATA_NAMES or any(name.endswith(suffix) for suffix in _DATA_SUFFIXES)
+
+
+def _data_share(text: str) -> float:
+    """The share of a snippet's code lines that hold only a literal (a table, a fixture, a list of codes)."""
+    code = [line for line in text.split("\n") if not _BLANK_OR_COMMENT.match(line)]
+    return sum(1 for line in code if _LITERAL_LINE.match(line)) / len(code) if code else 0.0
+
+
+def root_idf(frequency: Callable[[str], int], documents: int, terms: Sequence[str]) -> dict[str, float]:
+    """BM25's idf of each term that occurs, from `frequency(term)` (snippets holding it) among `documents`."""
+    return {t: math.log(1 + (documents - f + 0.5) / (f + 0.5)) for t in terms if (f := frequency(t)) > 0}

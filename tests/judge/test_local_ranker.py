@@ -1,0 +1,103 @@
+"""The local judge's ranker: the shipped weights load and keep to their promises on small fixed shortlists."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bench.quality.sets import HELD_OUT
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.discovery.file_kinds import implementation_first
+from smartsearch_ls.judge.local.features import NAMES, Evidence, features, query_terms, root_idf
+from smartsearch_ls.judge.local.ranker import WEIGHTS, Logistic, Ranker, RankerMismatch, shipped_ranker
+
+IMPLEMENTATION = Snippet(
+    "src/auth/sessions.py",
+    40,
+    52,
+    "def drop_stale(store, now):\n    for key, session in list(store.items()):\n"
+    "        if session.expires_at < now:\n            del store[key]\n            log.info('expired %s', key)\n",
+    "drop_stale",
+)
+TEST = Snippet(
+    "tests/test_sessions.py",
+    10,
+    20,
+    "def test_reject_expired_sessions():\n    store = {'a': Session(expires_at=0)}\n"
+    "    reject_expired_sessions(store, now=5)\n    assert 'a' not in store  # expired sessions rejected\n",
+    "test_reject_expired_sessions",
+)
+HEADER = Snippet(
+    "src/auth/sessions.py", 1, 6, "import time\nimport logging\n\nlog = logging.getLogger(__name__)\n", None
+)
+QUERY = "where do we reject expired sessions"
+
+
+def relevance(query: str, shortlist: list[Evidence], idf: dict[str, float] | None = None) -> list[float]:
+    known = idf if idf is not None else dict.fromkeys(query_terms(query), 3.0)
+    return list(shipped_ranker().relevance(features(query, shortlist, known)))
+
+
+def test_the_shipped_weights_match_the_features_and_were_fitted_on_development_projects_only():
+    document = json.loads(WEIGHTS.read_text())
+    assert tuple(document["candidate"]["features"]) == NAMES
+    assert not any(project in document["fitted_on"] for project in HELD_OUT)
+    ranker = shipped_ranker()
+    assert len(ranker.candidate.weights) == len(NAMES) and 0 < ranker.sharpness <= 1
+
+
+def test_an_implementation_ranks_above_its_test_that_names_the_behavior():
+    # The test names the behavior word for word and scores higher on both signals; the implementation does it.
+    shortlist = [Evidence(TEST, lexical=9.0, cosine=0.62), Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.55)]
+    test_score, implementation_score = relevance(QUERY, shortlist)
+    assert implementation_score > test_score
+
+
+def test_tests_come_after_the_implementation_unless_the_question_asks_for_tests():
+    answer = ["tests/test_sessions.py", "src/auth/sessions.py", "spec/session_spec.rb", "lib/store.rb"]
+    assert implementation_first(answer, str, QUERY) == ["src/auth/sessions.py", "lib/store.rb", *answer[::2]]
+    assert implementation_first(answer, str, "where do we test that expired sessions are rejected") == answer
+
+
+def test_a_module_header_of_imports_ranks_below_the_code():
+    shortlist = [Evidence(HEADER, lexical=3.0, cosine=0.58), Evidence(IMPLEMENTATION, lexical=3.0, cosine=0.55)]
+    header, code = relevance(QUERY, shortlist)
+    assert code > header
+
+
+def test_words_the_root_never_uses_lower_the_verdict_on_the_whole_question():
+    shortlist = [Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.45), Evidence(HEADER, lexical=1.0, cosine=0.3)]
+    query = "send the expired sessions report over smtp"
+    everywhere = dict.fromkeys(query_terms(query), 3.0)
+    no_smtp = {term: weight for term, weight in everywhere.items() if term != "smtp"}
+    assert max(relevance(query, shortlist, no_smtp)) < max(relevance(query, shortlist, everywhere))
+
+
+def test_relevance_is_a_probability_and_the_best_candidate_carries_the_question_verdict():
+    rng = np.random.default_rng(0)
+    shortlist = [
+        Evidence(IMPLEMENTATION, lexical=float(rng.uniform(0, 9)), cosine=float(rng.uniform(0.1, 0.7)))
+        for _ in range(40)
+    ]
+    scores = relevance(QUERY, shortlist)
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    rows = features(QUERY, shortlist, dict.fromkeys(query_terms(QUERY), 3.0))
+    best = int(np.argmax(shipped_ranker().candidate.logits(rows)))
+    assert scores[best] == max(scores)
+
+
+def test_idf_is_bm25s_and_absent_terms_are_left_out():
+    frequency = {"session": 10, "expir": 2}
+    idf = root_idf(lambda term: frequency.get(term, 0), 100, ("session", "expir", "smtp"))
+    assert set(idf) == {"session", "expir"} and idf["expir"] > idf["session"]
+
+
+def test_weights_fitted_on_other_features_are_refused():
+    ranker = shipped_ranker()
+    document = ranker.to_json()
+    document["candidate"]["features"] = ["cosine", "coverage"]
+    with pytest.raises(RankerMismatch):
+        Ranker.from_json(document)
+    assert Logistic.from_json(ranker.to_json()["question"], tuple(document["question"]["features"]))
