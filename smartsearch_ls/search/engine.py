@@ -19,7 +19,7 @@ from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
 from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgmentCache
-from smartsearch_ls.judge.loading import HEAVY_IMPORTS
+from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 from smartsearch_ls.search import shapes
 from smartsearch_ls.search.excerpt import evidence, focus
 from smartsearch_ls.search.result import Coverage, Match, Mode, SearchResult, kind_of
