@@ -12,7 +12,8 @@ from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
-from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import SearchRequest
 from smartsearch_ls.search.routing import route
 from tests.conftest import SAMPLE_PROJECT, write_tree
 from tests.support.model_servers import coverage
