@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smartsearch_ls.chunking.chunker import chunk_file
 from smartsearch_ls.chunking.snippet import Declaration, Snippet
 from smartsearch_ls.discovery.errors import CapExceeded
 from smartsearch_ls.discovery.globs import GlobSet, is_credential
@@ -25,9 +24,8 @@ from smartsearch_ls.discovery.ripgrep import list_files
 from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.bulk import Share, build_in_parallel
+from smartsearch_ls.index.entries import FileEntry, index_text
 from smartsearch_ls.index.gc_pause import gc_paused
-from smartsearch_ls.index.terms import meta_terms, text_terms
-from smartsearch_ls.pickling import by_fields
 
 log = logging.getLogger(__name__)
 
@@ -37,21 +35,6 @@ MAX_BYTES = 2 << 30
 
 Progress = Callable[[int, int], None]
 """Called with (files done, files to do) while a refresh reads files."""
-
-
-@by_fields
-@dataclass(slots=True)
-class FileEntry:
-    """What the index holds for one listed file."""
-
-    stamp: FileStamp | None
-    """Size and mtime when read from disk; None for an unsaved buffer, so the next refresh re-reads it."""
-    digest: str
-    skipped: SkipReason | None
-    docs: tuple[int, ...] = ()
-    declarations: tuple[Declaration, ...] = ()
-    lines: int = 0
-    unsaved: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,18 +255,7 @@ class RootIndex:
         unsaved: bool,
     ) -> None:
         self._drop(path)
-        if text is None:
-            self.files[path] = FileEntry(stamp, digest, skipped, unsaved=unsaved)
-            self.generation += 1
-            return
-        chunked = chunk_file(path, text)
-        docs = []
-        for snippet in chunked.snippets:
-            docs.append(self.bm25.add(text_terms(snippet.text), meta_terms(path, snippet.symbol)))
-            self.snippets.append(snippet)
-        self.files[path] = FileEntry(
-            stamp, digest, None, tuple(docs), chunked.declarations, text.count("\n") + 1, unsaved
-        )
+        self.files[path] = index_text(self.bm25, self.snippets, path, stamp, digest, text, skipped, unsaved=unsaved)
         self.generation += 1
 
     def _drop(self, path: str) -> None:
