@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.server.conftest import SHARED_XDG_CACHE
+from tests.support.sessions import SHARED_XDG_CACHE
 
 REPO = Path(__file__).resolve().parents[1]
 

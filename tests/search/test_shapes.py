@@ -19,7 +19,7 @@ from smartsearch_ls.search.symbols.index import SymbolIndex, symbol_index
 from smartsearch_ls.search.symbols.ranking import find_symbols
 from tests.conftest import write_tree
 from tests.search.fixtures.projects import PY_PROJECT, TS_PROJECT
-from tests.search.test_engine import coverage_judge
+from tests.support.judges import coverage_judge
 
 
 @pytest.fixture
