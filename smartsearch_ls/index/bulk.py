@@ -77,10 +77,7 @@ def index_share(root: str, paths: Sequence[str]) -> Share:
     base = Path(root).resolve()
     bm25, entries, snippets = Bm25Index(), {}, []
     for path in paths:
-        read = read_file(base / path)
-        entries[path] = index_text(
-            bm25, snippets, path, read.stamp, read.digest, read.text, read.skipped, unsaved=False
-        )
+        entries[path] = index_text(bm25, snippets, path, read_file(base / path), unsaved=False)
     return Share(bm25.packed(), entries, snippets)
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from smartsearch_ls.chunking.chunker import chunk_file
 from smartsearch_ls.chunking.snippet import Declaration, Snippet
-from smartsearch_ls.discovery.reading import FileStamp, SkipReason
+from smartsearch_ls.discovery.reading import FileStamp, ReadFile, SkipReason
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.terms import meta_terms, text_terms
 from smartsearch_ls.pickling import by_fields
@@ -33,19 +33,13 @@ class FileEntry:
 
 
 def index_text(
-    bm25: Bm25Index,
-    snippets: list[Snippet | None],
-    path: str,
-    stamp: FileStamp | None,
-    digest: str,
-    text: str | None,
-    skipped: SkipReason | None,
-    *,
-    unsaved: bool,
+    bm25: Bm25Index, snippets: list[Snippet | None], path: str, read: ReadFile, *, unsaved: bool
 ) -> FileEntry:
-    """The entry of one file, its snippets (when there is text) appended to `snippets` and added to `bm25`."""
+    """The entry of one file as read (from disk, or an editor buffer when `unsaved`), its snippets (when there is
+    text) appended to `snippets` and added to `bm25`. An unsaved buffer gets no stamp, so a refresh re-reads it."""
+    stamp, digest, text = None if unsaved else read.stamp, read.digest, read.text
     if text is None:
-        return FileEntry(stamp, digest, skipped, unsaved=unsaved)
+        return FileEntry(stamp, digest, read.skipped, unsaved=unsaved)
     chunked = chunk_file(path, text)
     docs = []
     for snippet in chunked.snippets:

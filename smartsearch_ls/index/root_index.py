@@ -19,7 +19,7 @@ from pathlib import Path
 from smartsearch_ls.chunking.snippet import Declaration, Snippet
 from smartsearch_ls.discovery.errors import CapExceeded
 from smartsearch_ls.discovery.globs import GlobSet, is_credential
-from smartsearch_ls.discovery.reading import FileStamp, SkipReason, read_buffer, read_file, stamp_of
+from smartsearch_ls.discovery.reading import FileStamp, ReadFile, SkipReason, read_buffer, read_file, stamp_of
 from smartsearch_ls.discovery.ripgrep import list_files
 from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
@@ -174,7 +174,7 @@ class RootIndex:
             if entry is not None and not entry.unsaved and read.skipped is None and entry.digest == read.digest:
                 entry.stamp = read.stamp  # touched, not changed
                 return 0
-            self._put(path, read.stamp, read.digest, read.text, read.skipped, unsaved=False)
+            self._put(path, read, unsaved=False)
         return 1
 
     def absorb(self, share: Share) -> None:
@@ -205,7 +205,7 @@ class RootIndex:
             entry = self.files.get(path)
             if entry is not None and entry.digest == read.digest:
                 return True  # opened or typed back to what is already indexed: nothing is unsaved
-            self._put(path, None, read.digest, read.text, read.skipped, unsaved=True)
+            self._put(path, read, unsaved=True)
         return True
 
     def apply_changes(self, paths: Iterable[str]) -> None:
@@ -244,18 +244,9 @@ class RootIndex:
                 entry.stamp = None
                 self.apply_changes([path])
 
-    def _put(
-        self,
-        path: str,
-        stamp: FileStamp | None,
-        digest: str,
-        text: str | None,
-        skipped: SkipReason | None,
-        *,
-        unsaved: bool,
-    ) -> None:
+    def _put(self, path: str, read: ReadFile, *, unsaved: bool) -> None:
         self._drop(path)
-        self.files[path] = index_text(self.bm25, self.snippets, path, stamp, digest, text, skipped, unsaved=unsaved)
+        self.files[path] = index_text(self.bm25, self.snippets, path, read, unsaved=unsaved)
         self.generation += 1
 
     def _drop(self, path: str) -> None:
