@@ -25,7 +25,8 @@ from bench.quality.metrics import load_cases
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
 from smartsearch_ls.judge.judgments import JudgmentCache
-from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import SearchRequest
 
 FALLBACK_QUERIES = [
     "retry a request after the server says too many requests",

@@ -31,7 +31,8 @@ from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Candidate, Scope, shortlist
 from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
 from smartsearch_ls.judge.models import judge_name, resolve_judge
-from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import SearchRequest
 
 CONFIGS = (
     "ours-bm25+local",

@@ -34,7 +34,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
-from tests.faults.support import FaultServer, Server, generate_tree, launch, proc_status
+from tests.support.faults import FaultServer, Server, generate_tree, launch, proc_status
 
 HERE = Path(__file__).resolve().parent
 CORPORA = HERE / ".corpora"

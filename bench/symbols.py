@@ -32,9 +32,11 @@ from bench.__main__ import OUT_DIR, resolve_root
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.judgments import JudgmentCache
-from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import SearchRequest
 from smartsearch_ls.search.result import kind_of
-from smartsearch_ls.search.symbols import find_symbols, symbol_index
+from smartsearch_ls.search.symbols.index import symbol_index
+from smartsearch_ls.search.symbols.ranking import find_symbols
 
 RG = str(Path(sys.executable).with_name("rg"))
 

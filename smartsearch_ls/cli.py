@@ -16,7 +16,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from smartsearch_ls import __version__
 from smartsearch_ls.discovery.errors import DiscoveryError
@@ -27,8 +27,8 @@ from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.judgments import JudgeFailed, JudgmentCache
 from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, configured_judge
-from smartsearch_ls.search.engine import SearchRequest, search
-from smartsearch_ls.search.params import InvalidQuery, parse_params
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import Intent, InvalidQuery, Mode, SearchRequest, parse_params
 from smartsearch_ls.search.result import Match, SearchResult, summary
 from smartsearch_ls.search.routing import route
 from smartsearch_ls.search.wire import result_wire
@@ -49,10 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--threshold", type=float, help="relevance a match needs (0-1, default 0.5)")
     query.add_argument("--concurrency", type=int, help="judgments in flight at once (default 8)")
     query.add_argument("--timeout", type=float, help="seconds per judgment (default 30)")
-    query.add_argument("--mode", choices=["auto", "behavior", "symbol", "path"], default="auto")
-    query.add_argument(
-        "--intent", choices=["definition", "references", "tests", "file"], help="what to find about a name"
-    )
+    query.add_argument("--mode", choices=["auto", *get_args(Mode)], default="auto")
+    query.add_argument("--intent", choices=get_args(Intent), help="what to find about a name")
     query.add_argument("--context", help="words that re-rank (never widen) the hits, e.g. 'goal progress'")
     query.add_argument(
         "--expand-related", action="store_true", help="follow an imported name's import to its definition"

@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from smartsearch_ls.cache_dir import default_cache_dir
 from smartsearch_ls.discovery.globs import glob_problem
-from smartsearch_ls.index.store import default_cache_dir
 
 
 class JudgeSettings(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from smartsearch_ls.search.params import InvalidQuery, parse_params
+from smartsearch_ls.search.request import InvalidQuery, parse_params
 from smartsearch_ls.settings import Settings, merge
 
 

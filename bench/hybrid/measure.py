@@ -31,12 +31,13 @@ from bench.__main__ import BEHAVIOR_SET, OUT_DIR, resolve_root
 from bench.ours import candidate_spans
 from bench.quality import metrics
 from smartsearch_ls.discovery.documentation import asks_for_documentation
-from smartsearch_ls.index.dense import DenseIndex, Encoder, shared_encoder
+from smartsearch_ls.embedding.cache import EmbeddingCache
+from smartsearch_ls.embedding.encoder import DIMENSIONS
+from smartsearch_ls.embedding.loading import Encoder
+from smartsearch_ls.index.dense import DenseIndex, shared_encoder
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import DENSE_WEIGHT, Scope, fuse, shortlist
 from smartsearch_ls.index.terms import query_weights
-from smartsearch_ls.judge.local import EmbeddingCache
-from smartsearch_ls.judge.local.encoder import DIMENSIONS
 
 CACHE = OUT_DIR / "hybrid-cache"
 KS = (16, 32, 64, 128)

@@ -29,8 +29,8 @@ import numpy as np
 from bench.local_judge.calibrate import fit
 from bench.quality import metrics
 from smartsearch_ls.discovery.documentation import asks_for_documentation, is_documentation
+from smartsearch_ls.embedding.encoder import snippet_text
 from smartsearch_ls.judge.local import calibration
-from smartsearch_ls.judge.local.encoder import snippet_text
 
 REPO = Path(__file__).parents[2]
 OUT = REPO / "bench" / "out"

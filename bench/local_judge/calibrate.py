@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.judge.local.calibration import coverage
-from smartsearch_ls.judge.local.encoder import Embedder, snippet_text
 
 SITE = Path(np.__file__).parent.parent
 PACKAGES = {

@@ -29,11 +29,12 @@ from calibrate import functions  # the same real functions the calibration uses
 from pydantic_ai.models.decision import DecisionModelSettings, DecisionRequest, DecisionResponse, NoulAnswer
 
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.embedding.cache import EmbeddingCache
+from smartsearch_ls.embedding.encoder import Embedder, load_tokenizer, snippet_text
+from smartsearch_ls.embedding.quantize import fast_model
+from smartsearch_ls.embedding.weights import resolve_weights
 from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
-from smartsearch_ls.judge.local import EmbeddingCache, resolve_weights, snippet_text
-from smartsearch_ls.judge.local.encoder import Embedder, load_tokenizer
 from smartsearch_ls.judge.local.model import LocalJudgeModel
-from smartsearch_ls.judge.local.quantize import fast_model
 from smartsearch_ls.judge.runner import judge_snippets
 
 QUERY = "parse the configuration file into settings"

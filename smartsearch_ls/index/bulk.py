@@ -26,14 +26,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, Protocol
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.index.bm25 import Packed
+from smartsearch_ls.discovery.reading import read_file
+from smartsearch_ls.index.bm25 import Bm25Index, Packed
+from smartsearch_ls.index.entries import FileEntry, index_text
 from smartsearch_ls.index.gc_pause import gc_paused
-
-if TYPE_CHECKING:
-    from smartsearch_ls.index.root_index import FileEntry, RootIndex
 
 log = logging.getLogger(__name__)
 
@@ -65,14 +64,21 @@ class Share:
     snippets: list[Snippet | None]
 
 
-def index_share(root: str, paths: Sequence[str]) -> Share:
-    """Read, chunk and index `paths` into a fresh index."""
-    from smartsearch_ls.index.root_index import RootIndex
+class Absorbing(Protocol):
+    """The index a parallel build fills (`root_index.RootIndex`, which imports this module)."""
 
-    partial = RootIndex(Path(root))
+    root: Path
+
+    def absorb(self, share: Share) -> None: ...
+
+
+def index_share(root: str, paths: Sequence[str]) -> Share:
+    """Read, chunk and index `paths` into fresh postings, with doc ids from 0."""
+    base = Path(root).resolve()
+    bm25, entries, snippets = Bm25Index(), {}, []
     for path in paths:
-        partial.read_into_index(path)
-    return Share(partial.bm25.packed(), partial.files, partial.snippets)
+        entries[path] = index_text(bm25, snippets, path, read_file(base / path), unsaved=False)
+    return Share(bm25.packed(), entries, snippets)
 
 
 def serve_shares(source: IO[bytes], sink: IO[bytes]) -> None:
@@ -90,7 +96,7 @@ def worker_count() -> int:
     return min(os.cpu_count() or 1, 8)
 
 
-def build_in_parallel(index: RootIndex, stale: Sequence[str], progress: Callable[[int, int], None] | None) -> bool:
+def build_in_parallel(index: Absorbing, stale: Sequence[str], progress: Callable[[int, int], None] | None) -> bool:
     """Index `stale` files with worker processes; False (nothing done) when workers cannot be used."""
     workers = worker_count()
     if workers < 2 or len(stale) < PARALLEL_MIN_FILES or not sys.executable:

@@ -28,25 +28,18 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from itertools import islice
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import is_documentation
+from smartsearch_ls.embedding.cache import content_key
+from smartsearch_ls.embedding.encoder import DIMENSIONS, MAX_TOKENS, snippet_text
+from smartsearch_ls.embedding.loading import Encoder, load_encoder
+from smartsearch_ls.embedding.weights import MODEL_SHA256, LocalModelUnavailable
 from smartsearch_ls.index import store
 from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.judge.loading import load_local_model
-from smartsearch_ls.judge.local import (
-    MODEL_SHA256,
-    Embedder,
-    EmbeddingCache,
-    LocalModelUnavailable,
-    content_key,
-    snippet_text,
-)
-from smartsearch_ls.judge.local.encoder import DIMENSIONS, MAX_TOKENS
 
 log = logging.getLogger(__name__)
 
@@ -62,23 +55,15 @@ PENDING_WINDOW = 256
 Docs = npt.NDArray[np.int64]
 
 
-class Encoder(NamedTuple):
-    """The embedder and the judge's vector cache it shares."""
-
-    embedder: Embedder
-    cache: EmbeddingCache
-
-
 @cache
 def shared_encoder() -> Encoder | None:
-    """The local judge's embedder and cache, loaded once per process; None (logged once) without the weights or
-    their runtime."""
+    """The process's embedder and vector cache (shared with the local judge), loaded once; None (logged once)
+    without the weights or their runtime."""
     try:
-        model = load_local_model()
+        return load_encoder()
     except (LocalModelUnavailable, ImportError) as error:
         log.warning("the semantic shortlist is off, searches use BM25 alone: %s", error)
         return None
-    return Encoder(model.embedder, model.cache)
 
 
 def dense_path(cache_dir: Path, root: Path) -> Path:

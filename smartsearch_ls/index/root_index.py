@@ -16,18 +16,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smartsearch_ls.chunking.chunker import chunk_file
 from smartsearch_ls.chunking.snippet import Declaration, Snippet
 from smartsearch_ls.discovery.errors import CapExceeded
 from smartsearch_ls.discovery.globs import GlobSet, is_credential
-from smartsearch_ls.discovery.reading import FileStamp, SkipReason, read_buffer, read_file, stamp_of
+from smartsearch_ls.discovery.reading import FileStamp, ReadFile, SkipReason, read_buffer, read_file, stamp_of
 from smartsearch_ls.discovery.ripgrep import list_files
 from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.bulk import Share, build_in_parallel
+from smartsearch_ls.index.entries import FileEntry, index_text
 from smartsearch_ls.index.gc_pause import gc_paused
-from smartsearch_ls.index.terms import meta_terms, text_terms
-from smartsearch_ls.pickling import by_fields
 
 log = logging.getLogger(__name__)
 
@@ -37,21 +35,6 @@ MAX_BYTES = 2 << 30
 
 Progress = Callable[[int, int], None]
 """Called with (files done, files to do) while a refresh reads files."""
-
-
-@by_fields
-@dataclass(slots=True)
-class FileEntry:
-    """What the index holds for one listed file."""
-
-    stamp: FileStamp | None
-    """Size and mtime when read from disk; None for an unsaved buffer, so the next refresh re-reads it."""
-    digest: str
-    skipped: SkipReason | None
-    docs: tuple[int, ...] = ()
-    declarations: tuple[Declaration, ...] = ()
-    lines: int = 0
-    unsaved: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +174,7 @@ class RootIndex:
             if entry is not None and not entry.unsaved and read.skipped is None and entry.digest == read.digest:
                 entry.stamp = read.stamp  # touched, not changed
                 return 0
-            self._put(path, read.stamp, read.digest, read.text, read.skipped, unsaved=False)
+            self._put(path, read, unsaved=False)
         return 1
 
     def absorb(self, share: Share) -> None:
@@ -222,7 +205,7 @@ class RootIndex:
             entry = self.files.get(path)
             if entry is not None and entry.digest == read.digest:
                 return True  # opened or typed back to what is already indexed: nothing is unsaved
-            self._put(path, None, read.digest, read.text, read.skipped, unsaved=True)
+            self._put(path, read, unsaved=True)
         return True
 
     def apply_changes(self, paths: Iterable[str]) -> None:
@@ -261,29 +244,9 @@ class RootIndex:
                 entry.stamp = None
                 self.apply_changes([path])
 
-    def _put(
-        self,
-        path: str,
-        stamp: FileStamp | None,
-        digest: str,
-        text: str | None,
-        skipped: SkipReason | None,
-        *,
-        unsaved: bool,
-    ) -> None:
+    def _put(self, path: str, read: ReadFile, *, unsaved: bool) -> None:
         self._drop(path)
-        if text is None:
-            self.files[path] = FileEntry(stamp, digest, skipped, unsaved=unsaved)
-            self.generation += 1
-            return
-        chunked = chunk_file(path, text)
-        docs = []
-        for snippet in chunked.snippets:
-            docs.append(self.bm25.add(text_terms(snippet.text), meta_terms(path, snippet.symbol)))
-            self.snippets.append(snippet)
-        self.files[path] = FileEntry(
-            stamp, digest, None, tuple(docs), chunked.declarations, text.count("\n") + 1, unsaved
-        )
+        self.files[path] = index_text(self.bm25, self.snippets, path, read, unsaved=unsaved)
         self.generation += 1
 
     def _drop(self, path: str) -> None:

@@ -47,12 +47,6 @@ def _header_line(version: int, checksum: int) -> bytes:
     return b"%s %d\n%08x\n" % (_MAGIC, version, checksum)
 
 
-def default_cache_dir() -> Path:
-    """`$XDG_CACHE_HOME/smartsearch-ls`, else `~/.cache/smartsearch-ls`."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "smartsearch-ls"
-
-
 def index_path(cache_dir: Path, root: Path) -> Path:
     """Where the index of `root` is kept."""
     key = hashlib.blake2b(str(root.resolve()).encode(), digest_size=10).hexdigest()

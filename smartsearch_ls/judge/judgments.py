@@ -3,7 +3,7 @@
 Kept apart from the runner so that importing them does not import Pydantic AI (~1 s of a start-up): a
 symbol or path look-up judges nothing, and the command line's `--help`, those look-ups and the server's
 `initialize` answer should not wait for the agent framework. The runner (`judge.runner`) is imported when a
-search first judges (by the server, right after `initialized`), under `judge.loading.HEAVY_IMPORTS`.
+search first judges (by the server, right after `initialized`), under `lazy_imports.HEAVY_IMPORTS`.
 """
 
 from __future__ import annotations

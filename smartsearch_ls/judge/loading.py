@@ -1,31 +1,24 @@
-"""One lock for the judge's heavy imports (Pydantic AI, ONNX Runtime), which are made on first use.
+"""The embedded judge's model, its Pydantic AI modules imported under the shared lock for heavy imports.
 
-They are left out of start-up (~1.1 s; see `judge.judgments`), so their first use can come from several
-threads at once: the server's warm-up, background embedding, a search resolving its judge. Python's per-module
-import locks do not make that safe for a package whose modules import each other: two threads each holding part
-of `pydantic_ai` left one of them with a partially initialized module ("cannot import name 'Model' from
-partially initialized module 'pydantic_ai.models'"), and the search failed. Every import of those modules
-after start-up is therefore made under `HEAVY_IMPORTS`; once a module is loaded, taking the lock costs nothing
-worth counting.
+`judge.local.model` imports Pydantic AI (~1 s), so it is imported here on first use, under
+`lazy_imports.HEAVY_IMPORTS`, rather than with the modules that name the judge; the embedder and vector cache
+the model wraps are `embedding.loading`'s, the ones the index's shortlist uses.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
+
+from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 
 if TYPE_CHECKING:
     from smartsearch_ls.judge.local.model import LocalJudgeModel
-
-HEAVY_IMPORTS = threading.RLock()
-"""Held while importing Pydantic AI, the judge modules built on it, or ONNX Runtime (re-entrant: one such import
-can lead to another in the same thread)."""
 
 
 def load_local_model() -> LocalJudgeModel:
     """The embedded judge's model for this process (`judge.local.model.local_model`), its modules imported here.
 
-    The one way in for every caller (a search resolving `local`, the shortlist's encoder, the server's warm-up).
+    The one way in for every caller that needs the judge (a search resolving `local`, the server's warm-up).
     Raises `ImportError` when its runtime (Pydantic AI, ONNX Runtime) is missing, which is now found only here,
     and `LocalModelUnavailable` without its weights; each caller turns those into its own message.
     """

@@ -13,7 +13,8 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from smartsearch_ls.judge.judgments import JudgeConfig
-from smartsearch_ls.judge.loading import HEAVY_IMPORTS, load_local_model
+from smartsearch_ls.judge.loading import load_local_model
+from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model

@@ -14,7 +14,7 @@ from smartsearch_ls.chunking.snippet import Declaration
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.terms import query_weights, text_terms
 from smartsearch_ls.search.result import Match
-from smartsearch_ls.search.symbol_index import symbol_index
+from smartsearch_ls.search.symbols.index import symbol_index
 
 CONTEXT_WEIGHT = 0.25
 """How much full context agreement adds to a judged, path or reference hit's relevance when re-ranking."""

@@ -1,84 +1,50 @@
-"""One function from a query to a result: shortlist, judge, rank, focus, and say what was seen.
+"""One function from a query to a result: route by the query's shape, run the look-ups and searches it needs.
 
 Both front ends call `search`: the server with its warm indexes, the command line with an index it just
-refreshed. The CPU-bound steps (shortlist, name and path look-ups) run in a worker thread, so a server's
-event loop keeps answering while they do. Everything a user needs to trust the answer travels with it:
-coverage counts, whether every snippet in scope was judged, and a warning for each reason the answer may
-be incomplete.
+refreshed. Identifier-, path- and prose-shaped queries (see `routing`) and the `intent` (`definition`,
+`references`, `tests`, `file`) are dispatched here: a name goes to the symbol look-up (`symbols/`), a path to
+the path look-up (`paths`), prose to the judged search (`behavior`) after a look-up of any names it contains.
+The `context` re-ranking is in `context`, `expandRelated` in `symbols.related`, and the merging into one answer
+(candidates, coverage) in `merge`. The look-ups are CPU-bound and run in a worker thread, so a server's event
+loop keeps answering while they do.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
 
-from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.discovery.documentation import asks_for_documentation
-from smartsearch_ls.index.dense import DenseIndex
-from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
+from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.index.terms import text_terms
 from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgmentCache
-from smartsearch_ls.judge.loading import HEAVY_IMPORTS
-from smartsearch_ls.search import shapes
-from smartsearch_ls.search.excerpt import evidence, focus
-from smartsearch_ls.search.result import Coverage, Match, Mode, SearchResult, kind_of
-from smartsearch_ls.search.routing import Intent
-
-if TYPE_CHECKING:
-    from smartsearch_ls.search.params import QueryParams
-    from smartsearch_ls.settings import Settings
-
-
-@dataclass(frozen=True, slots=True)
-class SearchRequest:
-    """A validated search over resolved scopes."""
-
-    query: str
-    scopes: Sequence[Scope]
-    limit: int = 10
-    candidates: int = 128
-    threshold: float = 0.5
-    mode: Mode | None = None
-    """None routes by the query's shape (`auto`)."""
-    dense: Sequence[DenseIndex] = ()
-    """The embedding indexes of the scopes' roots, for the semantic side of the shortlist."""
-    embed_missing: int | None = None
-    """Candidates without a vector the search may embed itself (None: the shortlist's default, 0: none, so the
-    semantic side uses only what background embedding has done; right when the judge will not embed them)."""
-    intent: Intent | None = None
-    """`definition`, `references`, `tests` or `file` (README, "Query shapes"); None: the shape's default."""
-    context: str | None = None
-    """Words that re-rank the hits (never widen them), e.g. `goal progress` for `remaining_value`."""
-    expand_related: bool = False
-    """Follow imports of the named symbol to its declaration, and list the files the best hits import."""
-
-    @classmethod
-    def of(
-        cls,
-        params: QueryParams,
-        settings: Settings,
-        scopes: Sequence[Scope],
-        mode: Mode | None,
-        *,
-        dense: Sequence[DenseIndex] = (),
-        limit: int | None = None,
-        embed_missing: int | None = None,
-    ) -> SearchRequest:
-        """The request for validated params, the settings filling in what they leave out; `limit` overrides both."""
-        return cls(
-            query=params.query,
-            scopes=scopes,
-            limit=limit or params.limit or settings.limit,
-            candidates=params.candidates or settings.candidates,
-            threshold=settings.threshold,
-            mode=mode,
-            dense=dense,
-            embed_missing=embed_missing,
-            intent=params.intent,
-            context=params.context,
-            expand_related=params.expand_related,
-        )
+from smartsearch_ls.search.behavior import behavior_search
+from smartsearch_ls.search.context import CONTEXT_WEIGHT, Context, declaration_context, match_terms
+from smartsearch_ls.search.excerpt import match_at
+from smartsearch_ls.search.merge import (
+    build_coverage,
+    build_result,
+    dedupe,
+    file_candidates,
+    one_per_file,
+    roots,
+    same_place,
+    scope_counts,
+)
+from smartsearch_ls.search.paths import find_paths
+from smartsearch_ls.search.request import SearchRequest
+from smartsearch_ls.search.result import Coverage, Match, SearchResult, kind_of
+from smartsearch_ls.search.routing import Plan, identifiers_in, plan
+from smartsearch_ls.search.symbols.intents import (
+    declaration_match,
+    importer_matches,
+    reference_matches,
+    tests_for_name,
+    tests_named_after,
+)
+from smartsearch_ls.search.symbols.ranking import find_symbols
+from smartsearch_ls.search.symbols.related import expand_related
 
 
 async def search(
@@ -88,133 +54,189 @@ async def search(
     on_judged: Judged | None = None,
     warnings: Sequence[str] = (),
 ) -> SearchResult:
-    """Run one search. `judge` may be None only for symbol and path searches; `warnings` are carried through."""
-    return await shapes.run(request, judge, cache, on_judged, list(warnings), _behavior_search)
+    """Run one search: route by shape (or the forced `mode`), apply the intent, merge, re-rank by context, list
+    candidates. `judge` may be None only for symbol and path searches; `warnings` are carried through."""
+    shape = _plan(request)
+    context = Context.of(request.context)
+    notes = list(warnings)
+    if shape.mode == "path":
+        result = await asyncio.to_thread(_path_search, request, shape, context, notes)
+    elif shape.mode == "symbol":
+        result = await asyncio.to_thread(_symbol_search, request, shape, context, notes)
+    else:
+        result = await _prose_search(request, shape, context, judge, cache, on_judged, notes)
+    if request.expand_related:
+        result = await asyncio.to_thread(expand_related, request, shape, result)
+    return replace(result, intent=request.intent)
 
 
-async def _behavior_search(
-    request: SearchRequest, judge: JudgeConfig, cache: JudgmentCache, on_judged: Judged | None, warnings: list[str]
+def _plan(request: SearchRequest) -> Plan:
+    if request.mode is None:
+        return plan(request.query)
+    if request.mode == "symbol":
+        return Plan("symbol", (request.query.strip(),))
+    if request.mode == "behavior":
+        return Plan("behavior", identifiers_in(request.query) if request.intent else ())
+    return Plan(request.mode)
+
+
+# -- symbol-shaped ----------------------------------------------------------------------------------------
+
+
+def _symbol_search(request: SearchRequest, shape: Plan, context: Context | None, warnings: list[str]) -> SearchResult:
+    name = shape.identifiers[0]
+    files, snippets = scope_counts(request.scopes)
+    if request.intent == "references":
+        matches, scanned, complete = reference_matches(request, name, context, tests_only=False)
+        coverage = build_coverage(request, files, snippets, ("references",), (name,), complete, scanned=scanned)
+        if not matches:
+            warnings.append(f"No use of {name!r} was found in {files} files (a lexical scan of {scanned} snippets).")
+        return build_result(request, matches, coverage, warnings, "symbol")
+    if request.intent == "tests":
+        matches, scanned, complete, symbols = tests_for_name(request, name, context)
+        coverage = build_coverage(request, files, snippets, ("symbol", "tests"), (name,), complete, symbols, scanned)
+        if not matches:
+            warnings.append(f"No test file uses or is named after {name!r} ({files} files searched).")
+        return build_result(request, matches, coverage, warnings, "symbol")
+    hits, _, symbols = find_symbols(
+        request.scopes, name, 100 if request.intent == "file" else request.limit, context=declaration_context(context)
+    )
+    matches = [m for h in hits if (m := declaration_match(h)) is not None]
+    searches: tuple[str, ...] = ("symbol",)
+    if request.intent == "file":
+        refs, scanned, _ = reference_matches(request, name, context, tests_only=False)
+        matches = sorted(one_per_file([*matches, *refs]), key=lambda m: m.kind is not None)
+        searches = ("symbol", "references")
+    coverage = build_coverage(request, files, snippets, searches, (name,), True, symbols)
+    if not matches:
+        warnings.append(
+            f"No declaration is named like {name!r} among {symbols} declarations in {files} files; "
+            "try a behavior search in plain words."
+        )
+    return build_result(request, matches, coverage, warnings, "symbol")
+
+
+# -- path-shaped --------------------------------------------------------------------------------------------
+
+
+def _path_search(request: SearchRequest, shape: Plan, context: Context | None, warnings: list[str]) -> SearchResult:
+    files, snippets = scope_counts(request.scopes)
+    found = find_paths(request.scopes, request.query)
+    scored: list[tuple[float, Match]] = []
+    for scope, path, score in found:
+        first = min(
+            (s.start_line for _, e in scope.index.entries([path]) for d in e.docs if (s := scope.index.snippets[d])),
+            default=1,
+        )
+        match = match_at(scope.index, path, first, first + 11, None, score)
+        if match is not None:
+            ctx = context.score(set(text_terms(path)) | set(text_terms(match.excerpt))) if context else 0.0
+            scored.append((score + CONTEXT_WEIGHT * ctx, replace(match, source="path")))
+    scored.sort(key=lambda item: -item[0])
+    matches = [m for _, m in scored]
+    searches: tuple[str, ...] = ("path",)
+    if request.intent in ("references", "tests") and matches:
+        best = [m for m in matches if m.relevance == matches[0].relevance]
+        importers = importer_matches(request.scopes, best, tests_only=request.intent == "tests")
+        if request.intent == "tests":
+            importers = dedupe([*importers, *tests_named_after(request, best)])
+        matches = importers
+        searches = ("path", request.intent)
+    coverage = build_coverage(request, files, snippets, searches, (), True)
+    if not matches:
+        what = {"references": "imports", "tests": "tests of"}.get(request.intent or "", "")
+        warnings.append(
+            f"No indexed file {what + ' ' if what else ''}matches {request.query!r} ({files} files searched)."
+            if what
+            else f"No indexed file path matches {request.query!r} ({files} files searched)."
+        )
+    return build_result(request, matches, coverage, warnings, "path")
+
+
+# -- prose-shaped ----------------------------------------------------------------------------------------------
+
+
+async def _prose_search(
+    request: SearchRequest,
+    shape: Plan,
+    context: Context | None,
+    judge: JudgeConfig | None,
+    cache: JudgmentCache,
+    on_judged: Judged | None,
+    warnings: list[str],
 ) -> SearchResult:
-    found = await asyncio.to_thread(
-        lambda: shortlist(
-            request.scopes,
-            request.query,
-            request.candidates,
-            request.dense,
-            embed_missing=request.embed_missing,
-            documentation=asks_for_documentation(request.query),
-        )
+    """Symbol (or reference) hits of the names in the sentence first, then the judged search."""
+    intent = request.intent
+    if judge is None and not shape.identifiers:
+        raise ValueError("a behavior search needs a judge")
+    first: list[Match] = []
+    searches: list[str] = []
+    symbols = scanned = 0
+    complete_lookup = True
+    if shape.identifiers:
+        for name in shape.identifiers:
+            if intent == "references":
+                found, n, ok = await asyncio.to_thread(reference_matches, request, name, context, tests_only=False)
+                scanned += n
+                complete_lookup &= ok
+                first.extend(found)
+            elif intent == "tests":
+                found, n, ok, s = await asyncio.to_thread(tests_for_name, request, name, context)
+                scanned, symbols = scanned + n, symbols + s
+                complete_lookup &= ok
+                first.extend(found)
+            else:
+                hits, _, s = await asyncio.to_thread(
+                    find_symbols, request.scopes, name, request.limit, context=declaration_context(context), max_tier=2
+                )
+                symbols += s
+                first.extend(m for h in hits if (m := declaration_match(h)) is not None)
+        searches.append(intent if intent in ("references", "tests") else "symbol")
+    first = dedupe(first)
+    room = request.limit if intent in ("definition", "references", "tests") else math.ceil(request.limit / 2)
+    shown_first = first[:room]
+    scopes = request.scopes
+    if intent == "tests":
+        scopes = [_TestScope(s.index, s.prefix, s.globs) for s in scopes]
+    widened = min(100, max(request.limit * 3, 30)) if context is not None or intent else request.limit
+    judged_request = replace(request, scopes=scopes, limit=widened, mode="behavior", intent=None, context=None)
+    if judge is None:
+        warnings.append("No judge is configured, so only the names in the query were looked up.")
+        files, snippets = scope_counts(request.scopes)
+        base = SearchResult([], 0, Coverage(files=files, snippets=snippets, complete=False), warnings, "behavior", None)
+    else:
+        base = await behavior_search(judged_request, judge, cache, on_judged, warnings)
+        searches.append("behavior")
+    judged = [replace(m, source="judged") for m in base.matches]
+    omitted = base.omitted_matches
+    if context is not None:
+        scored = [(m.relevance + CONTEXT_WEIGHT * context.score(match_terms(m)), m) for m in judged]
+        judged = [m for _, m in sorted(scored, key=lambda item: -item[0])]
+    if intent == "definition":
+        judged = sorted(judged, key=lambda m: m.symbol is None)
+    if intent == "file":
+        judged = one_per_file([*shown_first, *judged])[len(one_per_file(shown_first)) :]
+        shown_first = one_per_file(shown_first)
+    judged = [m for m in judged if not any(same_place(m, f) for f in shown_first)]
+    everything = [*shown_first, *judged]
+    matches = everything[: request.limit]
+    omitted += len(everything) - len(matches) + len(first) - len(shown_first)
+    coverage = replace(
+        base.coverage,
+        roots=roots(request.scopes),
+        symbols=symbols,
+        searches=tuple(searches),
+        identifiers=shape.identifiers,
+        reference_snippets=scanned,
+        complete=base.coverage.complete and complete_lookup,
     )
-    snippets = [c.snippet for c in found.candidates]
-    with HEAVY_IMPORTS:  # Pydantic AI, imported by the first search that judges (usually already, by its judge)
-        from smartsearch_ls.judge.runner import judge_snippets
-
-    scores = await judge_snippets(judge, request.query, snippets, cache, on_judged) if snippets else []
-    passing = sorted(
-        ((c, s) for c, s in zip(found.candidates, scores, strict=True) if s >= request.threshold),
-        key=lambda item: (-item[1], item[0].snippet.path, item[0].snippet.start_line),
-    )
-    kept = _collapse_overlaps(passing)
-    judged_pairs = [(c.snippet, s) for c, s in passing]
-    matches = [_to_match(c, s, judged_pairs, request.query) for c, s in kept[: request.limit]]
-    coverage = _coverage(found, judged=len(snippets))
-    warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
-    if any(m.unsaved for m in matches):
-        warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
-    judged_by = judge.name if snippets else None  # the contract: null when no judging happened
-    return SearchResult(matches, max(len(kept) - request.limit, 0), coverage, warnings, "behavior", judged_by)
+    candidates = file_candidates([*first, *judged], request.limit)
+    return SearchResult(matches, omitted, coverage, base.warnings, "behavior", base.judge, candidates)
 
 
-def _collapse_overlaps(passing: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:
-    """The best snippet wins; lower-ranked snippets overlapping it collapse into it."""
-    kept: list[tuple[Candidate, float]] = []
-    for candidate, score in passing:
-        s = candidate.snippet
-        if not any(
-            k.snippet.path == s.path
-            and k.index is candidate.index
-            and k.snippet.start_line <= s.end_line
-            and s.start_line <= k.snippet.end_line
-            for k, _ in kept
-        ):
-            kept.append((candidate, score))
-    return kept
+@dataclass(frozen=True, slots=True)
+class _TestScope(Scope):
+    """A scope narrowed to test files (the `tests` intent of a prose query)."""
 
-
-def _to_match(candidate: Candidate, score: float, passing: list[tuple[Snippet, float]], query: str) -> Match:
-    snippet = candidate.snippet
-    start, end, text = focus(snippet, query, evidence(snippet, passing))
-    return Match(
-        root=candidate.index.root,
-        path=snippet.path,
-        start_line=start,
-        end_line=end,
-        snippet_start_line=snippet.start_line,
-        snippet_end_line=snippet.end_line,
-        symbol=snippet.symbol,
-        kind=kind_of(snippet.path),
-        relevance=round(score, 3),
-        excerpt=text,
-        unsaved=candidate.unsaved,
-    )
-
-
-def _coverage(found: Shortlist, judged: int) -> Coverage:
-    return Coverage(
-        files=found.files,
-        skipped_files=sum(found.skipped.values()),
-        snippets=found.snippets,
-        shortlisted=len(found.candidates),
-        judged=judged,
-        complete=judged == found.snippets,
-        skipped_by_reason={str(reason): n for reason, n in sorted(found.skipped.items())},
-        semantic=round(found.dense_coverage, 3) if found.dense_used else None,
-        documentation=found.documentation,
-    )
-
-
-def _behavior_warnings(
-    found: Shortlist, coverage: Coverage, request: SearchRequest, judged_any: bool, matched: bool
-) -> list[str]:
-    warnings: list[str] = []
-    if found.files == 0:
-        warnings.append("No files were searched: the directory or glob matched no indexed file.")
-    if judged_any and not matched:
-        warnings.append(
-            f"No snippet reached the threshold {request.threshold:g}; this does not prove absence. "
-            "Try rephrasing, a narrower directory, or a plain text search."
-        )
-    if found.documentation and not matched:
-        warnings.append(
-            f"{found.documentation} snippets of documentation (Markdown, reStructuredText, READMEs) were not searched: "
-            "behavior searches judge code. Ask about the documentation, or pass a glob such as '*.md', to search it."
-        )
-    if not coverage.complete and found.snippets and found.dense_used:
-        warnings.append(
-            f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical and semantic shortlist; "
-            "the rest ranked lower on both. Raise `candidates` or narrow the directory/glob."
-        )
-    elif not coverage.complete and found.snippets:
-        if found.matched > len(found.candidates):
-            cut = f"{found.matched - len(found.candidates)} more snippets matched some query words but were not judged"
-            advice = "Raise `candidates` or narrow the directory/glob."
-        else:  # more candidates would add nothing: every snippet with a query word was judged
-            cut = "the rest share no word with the query"
-            advice = (
-                "Rephrase with the words the code uses, or narrow the directory/glob to at most "
-                f"{request.candidates} snippets, which are judged whole."
-            )
-        warnings.append(
-            f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical shortlist ({cut}); "
-            f"code with unrelated wording may be missed. {advice}"
-        )
-    if found.dense_used and found.dense_coverage < 1 and not coverage.complete:
-        warnings.append(
-            f"The semantic shortlist covered {int(found.dense_coverage * 100)}% of snippets (the others are not "
-            "embedded yet); the rest could be found by their words only."
-        )
-    if coverage.skipped_files:
-        reasons = ", ".join(f"{n} {reason}" for reason, n in coverage.skipped_by_reason.items())
-        files = "file" if coverage.skipped_files == 1 else "files"
-        warnings.append(f"{coverage.skipped_files} {files} skipped ({reasons}).")
-    return warnings
+    def contains(self, path: str) -> bool:
+        return kind_of(path) is not None and Scope.contains(self, path)

@@ -1,10 +1,12 @@
-"""Focusing a matched snippet on at most 12 lines: the part a person reads to decide.
+"""What a match shows: at most 12 lines, the part a person reads to decide.
 
-A whole function can be 160 lines; the excerpt is the narrowest judged snippet inside it that also passed
-(the evidence), else the 12-line window holding the most query terms (typed words 1, their synonyms less), with
-the declaration's first line preferred on ties so a reader sees what the code is. Import statements (Python,
-JS/TS) count for nothing: they name what a file uses, not what it does, and a module header's import block,
-dense with the query's identifiers, would otherwise be shown instead of the docstring or code that matched.
+A look-up (a declaration, a path, a test file) shows the first lines of the span it found (`match_at`, on the
+narrowest snippet holding it). A judged snippet is focused (`focus`): a whole function can be 160 lines; the
+excerpt is the narrowest judged snippet inside it that also passed (the evidence), else the 12-line window
+holding the most query terms (typed words 1, their synonyms less), with the declaration's first line preferred
+on ties so a reader sees what the code is. Import statements (Python, JS/TS) count for nothing: they name what
+a file uses, not what it does, and a module header's import block, dense with the query's identifiers, would
+otherwise be shown instead of the docstring or code that matched.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from smartsearch_ls.chunking.snippet import Snippet, split_lines
+from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.terms import query_weights, text_terms
-from smartsearch_ls.search.imports import parse_imports
+from smartsearch_ls.search.result import Match
+from smartsearch_ls.search.symbols.imports import parse_imports
 
 EXCERPT_LINES = 12
 EXCERPT_CHARS = 1_500
@@ -66,3 +70,34 @@ def _import_lines(snippet: Snippet) -> set[int]:
     """The line numbers of the snippet's import statements."""
     refs = parse_imports(snippet.path, [(snippet.start_line, snippet.text)])
     return {line for ref in refs for line in range(ref.start_line, ref.end_line + 1)}
+
+
+def excerpt_at(start: int, lines: Sequence[str]) -> tuple[int, int, str]:
+    """`(start_line, end_line, text)` of an excerpt showing `lines` from line `start`, as `focus` returns it."""
+    return start, start + max(len(lines), 1) - 1, "\n".join(lines)
+
+
+def _snippet_at(index: RootIndex, path: str, line: int) -> tuple[Snippet | None, bool]:
+    """The narrowest snippet of a file containing a line, and whether the file is an unsaved buffer."""
+    entries = index.entries([path])
+    if not entries:
+        return None, False
+    entry = entries[0][1]
+    best: Snippet | None = None
+    for doc in entry.docs:
+        snippet = index.snippets[doc]
+        if snippet is None or not snippet.start_line <= line <= snippet.end_line:
+            continue
+        if best is None or snippet.end_line - snippet.start_line < best.end_line - best.start_line:
+            best = snippet
+    return best, entry.unsaved
+
+
+def match_at(index: RootIndex, path: str, start: int, end: int, symbol: str | None, score: float) -> Match | None:
+    """A match for the span `start..end` of a file, its excerpt the span's first lines."""
+    snippet, unsaved = _snippet_at(index, path, start)
+    if snippet is None:
+        return None
+    lines = split_lines(snippet.text)[start - snippet.start_line :][: min(EXCERPT_LINES, end - start + 1)]
+    span = (start, max(end, start))
+    return Match.of(index.root, path, excerpt_at(start, lines), span, symbol=symbol, relevance=score, unsaved=unsaved)

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.search.openable import FileCandidate
-from smartsearch_ls.search.result import Coverage, Match, Mode, SearchResult
+from smartsearch_ls.search.result import Coverage, Match, SearchResult
 
 if TYPE_CHECKING:
-    from smartsearch_ls.search.engine import SearchRequest
+    from smartsearch_ls.search.request import Mode, SearchRequest
 
 
 def same_place(a: Match, b: Match) -> bool:

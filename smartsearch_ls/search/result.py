@@ -1,4 +1,8 @@
-"""What a search returns, before a front end shapes it (LSP ranges for the server, 1-based lines for the CLI)."""
+"""What a search returns, before a front end shapes it (LSP ranges for the server, 1-based lines for the CLI).
+
+`Match.of` is the one way a match is made, whichever step found it (a declaration, a reference, a path, the
+judge), so every match labels test files and rounds its relevance the same way.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
-
-Mode = Literal["behavior", "symbol", "path"]
+    from smartsearch_ls.search.request import Mode
 
 TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs)/|(^|/)test_[^/]*$|_test\.[^/.]+$|[._-](test|spec)\.[^/]+$|(^|/)conftest\.py$"
@@ -41,6 +44,37 @@ class Match:
     """The text came from an editor buffer that is not saved yet."""
     source: str | None = None
     """How it was found: `declaration`, `reference`, `import`, `judged`, `path`, `related` (README, "Query shapes")."""
+
+    @classmethod
+    def of(
+        cls,
+        root: Path,
+        path: str,
+        excerpt: tuple[int, int, str],
+        snippet: tuple[int, int],
+        *,
+        symbol: str | None,
+        relevance: float,
+        unsaved: bool = False,
+        source: str | None = None,
+    ) -> Match:
+        """A match showing `excerpt` (`(start_line, end_line, text)`) of the snippet (or declaration) whose lines
+        `snippet` spans, in `path` under `root`; test files are labeled and the relevance rounded to 3 places."""
+        start, end, text = excerpt
+        return cls(
+            root=root,
+            path=path,
+            start_line=start,
+            end_line=end,
+            snippet_start_line=snippet[0],
+            snippet_end_line=snippet[1],
+            symbol=symbol,
+            kind=kind_of(path),
+            relevance=round(relevance, 3),
+            excerpt=text,
+            unsaved=unsaved,
+            source=source,
+        )
 
 
 @dataclass(frozen=True, slots=True)

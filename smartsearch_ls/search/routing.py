@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
-from smartsearch_ls.search.result import Mode
-
-Intent = Literal["definition", "references", "tests", "file"]
-"""What the caller wants of a name: where it is declared, where it is used, which tests exercise it, which files."""
+from smartsearch_ls.search.request import Mode
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*")
 _SOURCE_SUFFIX = re.compile(

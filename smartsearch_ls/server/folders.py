@@ -21,7 +21,7 @@ from smartsearch_ls.discovery.errors import DiscoveryError
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import Progress as IndexProgress
 from smartsearch_ls.index.root_index import RefreshStats, RootIndex
-from smartsearch_ls.search.symbols import symbol_index
+from smartsearch_ls.search.symbols.index import symbol_index
 
 log = logging.getLogger(__name__)
 

@@ -10,27 +10,36 @@ import asyncio
 import logging
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from smartsearch_ls.server.app import SmartSearchServer
+    from pygls.progress import Progress as WorkDoneProgress
 
 log = logging.getLogger(__name__)
+
+
+class ProgressServer(Protocol):
+    """What progress needs of the server (`server.app.SmartSearchServer`), which imports this module."""
+
+    @property
+    def work_done_progress(self) -> WorkDoneProgress: ...
+
+    def supports_progress(self) -> bool: ...
 
 
 class Progress:
     """`create` a token, then one `begin`, any number of `report`s and one `end` (idempotent, for `finally`)."""
 
-    def __init__(self, server: SmartSearchServer, token: types.ProgressToken | None) -> None:
+    def __init__(self, server: ProgressServer, token: types.ProgressToken | None) -> None:
         self._server = server
         self._token = token
         self._begun = False
         self._ended = False
 
     @classmethod
-    async def create(cls, server: SmartSearchServer, token: types.ProgressToken | None = None) -> Progress:
+    async def create(cls, server: ProgressServer, token: types.ProgressToken | None = None) -> Progress:
         """Use the request's token, or create one when the client allows; else report nothing."""
         if token is None and server.supports_progress():
             token = f"smartsearch-{uuid.uuid4().hex[:12]}"
@@ -70,7 +79,7 @@ class Progress:
 class EmbeddingReporter:
     """`$/progress` for background embedding, one token per folder, begun on its first batch."""
 
-    def __init__(self, server: SmartSearchServer) -> None:
+    def __init__(self, server: ProgressServer) -> None:
         self._server = server
         self._progress: dict[Path, Progress] = {}
         self._finished: set[Path] = set()

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.faults.support import FaultServer
+from tests.support.faults import FaultServer
 
 
 @pytest.fixture(scope="module")

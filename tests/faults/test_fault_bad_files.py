@@ -15,7 +15,7 @@ import pytest
 from smartsearch_ls.chunking.chunker import chunk_file
 from smartsearch_ls.discovery.reading import MAX_FILE_BYTES, SkipReason, read_file
 from smartsearch_ls.index.root_index import RootIndex
-from tests.faults.support import FaultServer, launch
+from tests.support.faults import FaultServer, launch
 
 CRLF_SOURCE = (
     "import os\r\n"

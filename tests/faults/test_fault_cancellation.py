@@ -17,7 +17,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
-from tests.faults.support import FaultServer, Server, launch, poll, requests_for
+from tests.support.faults import FaultServer, Server, launch, poll, requests_for
 
 SEARCHES = 50
 CANDIDATES = 8

@@ -19,8 +19,8 @@ from typing import Any
 from smartsearch_ls.discovery.reading import SkipReason
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
-from tests.faults.support import FaultServer, differences, launch, poll, snapshot
-from tests.server.conftest import NEOVIM
+from tests.support.faults import FaultServer, differences, launch, poll, snapshot
+from tests.support.sessions import NEOVIM
 
 FILES = 1_000
 

@@ -17,7 +17,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from smartsearch_ls.judge.prompt import read_snippet
 from smartsearch_ls.judge.redact import redact
 from tests.conftest import write_tree
-from tests.faults.support import INJECTION, FaultServer, Server, framed_bodies, launch, outside_frames, sent_texts
+from tests.support.faults import INJECTION, FaultServer, Server, framed_bodies, launch, outside_frames, sent_texts
 from tests.support.model_servers import _texts
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -19,7 +19,7 @@ from pygls.exceptions import JsonRpcException
 from smartsearch_ls.judge.prompt import read_snippet
 from smartsearch_ls.judge.runner import RATE_LIMIT_RETRIES
 from tests.conftest import SAMPLE_PROJECT, write_tree
-from tests.faults.support import FaultServer, Server, closed_port, launch, requests_for
+from tests.support.faults import FaultServer, Server, closed_port, launch, requests_for
 from tests.support.model_servers import _texts
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -13,7 +13,7 @@ from lsprotocol import types
 from smartsearch_ls.index import store
 from smartsearch_ls.index.root_index import RootIndex
 from tests.conftest import SAMPLE_PROJECT, write_tree
-from tests.faults.support import FaultServer, differences, launch, snapshot
+from tests.support.faults import FaultServer, differences, launch, snapshot
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pygls.exceptions import JsonRpcException
 
 from tests.conftest import SAMPLE_PROJECT, write_tree
-from tests.faults.support import FaultServer, Server, launch
+from tests.support.faults import FaultServer, Server, launch
 
 ANSWER_SECONDS = 10
 ALLOWED_ERRORS = {-32602, -32803}

@@ -16,7 +16,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.judgments import JudgmentCache
 from smartsearch_ls.server import main as server_main
-from tests.faults.support import FaultServer, generate_tree, launch, poll
+from tests.support.faults import FaultServer, generate_tree, launch, poll
 
 TREE_FILES = int(os.environ.get("SMARTSEARCH_FAULT_TREE_FILES", "20000"))
 RSS_LIMIT_MB = 500

@@ -7,12 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from smartsearch_ls.embedding.cache import EmbeddingCache
+from smartsearch_ls.embedding.encoder import snippet_text
+from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.index import dense as dense_module
 from smartsearch_ls.index import store
-from smartsearch_ls.index.dense import DenseIndex, Encoder, dense_path
+from smartsearch_ls.index.dense import DenseIndex, dense_path
 from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.judge.local import EmbeddingCache, snippet_text
-from smartsearch_ls.judge.local.model import local_model
 from tests.conftest import write_tree
 
 TREE: dict[str, str | bytes] = {
@@ -40,7 +41,7 @@ class CountingEmbedder:
     """The real embedder, recording every snippet text it is asked to embed."""
 
     def __init__(self) -> None:
-        self.real = local_model().embedder
+        self.real = load_encoder().embedder
         self.texts: list[str] = []
 
     def embed_snippets(self, texts: list[str]) -> np.ndarray:

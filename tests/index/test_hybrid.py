@@ -9,14 +9,16 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from smartsearch_ls.index.dense import DenseIndex, Encoder
+from smartsearch_ls.embedding.cache import EmbeddingCache
+from smartsearch_ls.embedding.encoder import snippet_text
+from smartsearch_ls.embedding.loading import Encoder, load_encoder
+from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, fuse, shortlist
 from smartsearch_ls.index.terms import meta_terms, query_weights, text_terms
 from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
-from smartsearch_ls.judge.local import EmbeddingCache, snippet_text
-from smartsearch_ls.judge.local.model import local_model
-from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import SearchRequest
 from tests.conftest import write_tree
 
 QUERY = "if a remote request does not get through, wait progressively longer between repeated network calls"
@@ -61,7 +63,7 @@ def index(tmp_path: Path) -> RootIndex:
 
 def dense_of(index: RootIndex) -> tuple[DenseIndex, EmbeddingCache]:
     cache = EmbeddingCache()
-    encoder = Encoder(local_model().embedder, cache)
+    encoder = Encoder(load_encoder().embedder, cache)
     return DenseIndex(index, lambda: encoder), cache
 
 

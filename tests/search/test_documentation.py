@@ -11,9 +11,10 @@ from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.judgments import JudgmentCache
-from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import SearchRequest
 from tests.conftest import write_tree
-from tests.search.test_engine import coverage_judge
+from tests.support.judges import coverage_judge
 
 TREE: dict[str, str | bytes] = {
     "auth/sessions.py": """def reject_expired_session(session, now):

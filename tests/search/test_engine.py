@@ -5,29 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
-from smartsearch_ls.search.engine import SearchRequest, search
+from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import SearchRequest
 from smartsearch_ls.search.routing import route
 from tests.conftest import SAMPLE_PROJECT, write_tree
-from tests.support.model_servers import coverage
-
-
-def coverage_judge() -> JudgeConfig:
-    """The loopback server's rule, in-process: relevance = (share of query words in the code) ** 2."""
-
-    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        query = str(messages[-1].instructions).rsplit(": ", 1)[-1]  # type: ignore[union-attr]
-        code = str(messages[-1].parts[-1].content)  # type: ignore[union-attr]
-        p = coverage(query, code)
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"subject": p, "action": p})])
-
-    return JudgeConfig(FunctionModel(answer), "function")
+from tests.support.judges import coverage_judge
 
 
 @pytest.fixture

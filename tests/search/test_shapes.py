@@ -10,15 +10,16 @@ import pytest
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.judgments import JudgmentCache
-from smartsearch_ls.search.engine import SearchRequest, search
-from smartsearch_ls.search.imports import parse_imports, parse_jsonc
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import SearchRequest
 from smartsearch_ls.search.result import SearchResult
 from smartsearch_ls.search.routing import plan
-from smartsearch_ls.search.symbol_index import SymbolIndex, symbol_index
-from smartsearch_ls.search.symbols import find_symbols
+from smartsearch_ls.search.symbols.imports import parse_imports, parse_jsonc
+from smartsearch_ls.search.symbols.index import SymbolIndex, symbol_index
+from smartsearch_ls.search.symbols.ranking import find_symbols
 from tests.conftest import write_tree
 from tests.search.fixtures.projects import PY_PROJECT, TS_PROJECT
-from tests.search.test_engine import coverage_judge
+from tests.support.judges import coverage_judge
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
-from tests.server.conftest import Session, session, workspace  # noqa: F401 - fixtures used by name
+from tests.support.sessions import Session, session, workspace  # noqa: F401 - fixtures used by name
 
 
 async def test_identifier_references_over_lsp(session: Session) -> None:  # noqa: F811

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from smartsearch_ls.search.symbol_index import SymbolIndex, symbol_index
+from smartsearch_ls.search.symbols.index import SymbolIndex, symbol_index
 from smartsearch_ls.server.folders import Folders
 from tests.conftest import SAMPLE_PROJECT, write_tree
 

@@ -9,8 +9,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from tests.conftest import write_tree
-from tests.server.conftest import Session, start_session
 from tests.support.model_servers import ModelServer
+from tests.support.sessions import Session, start_session
 
 
 async def test_folders_are_added_and_dropped(session: Session, tmp_path: Path) -> None:

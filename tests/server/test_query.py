@@ -9,8 +9,8 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
-from tests.server.conftest import Session, start_session
 from tests.support.model_servers import ModelServer
+from tests.support.sessions import Session, start_session
 
 
 async def test_indexing_reports_progress_and_coverage(session: Session) -> None:

@@ -9,8 +9,8 @@ import pytest
 from lsprotocol import types
 
 from tests.conftest import write_tree
-from tests.server.conftest import Session, start_session
 from tests.support.model_servers import ModelServer
+from tests.support.sessions import Session, start_session
 
 
 async def test_identifier_queries_are_answered_from_names_without_a_judge(session: Session) -> None:

@@ -1,1 +1,1 @@
-"""Test support: real model APIs on loopback, fixture workspaces."""
+"""Test support shared by test modules: model APIs on loopback, in-process judges, server sessions, fault servers."""

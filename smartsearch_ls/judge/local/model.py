@@ -30,10 +30,11 @@ from pydantic_ai.models.decision import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from smartsearch_ls.judge.local.batcher import MicroBatcher
-from smartsearch_ls.judge.local.cache import EmbeddingCache
+from smartsearch_ls.embedding.batcher import MicroBatcher
+from smartsearch_ls.embedding.cache import EmbeddingCache
+from smartsearch_ls.embedding.encoder import Embedder, snippet_text
+from smartsearch_ls.embedding.loading import load_encoder
 from smartsearch_ls.judge.local.calibration import answers, coverage, relevance_probability
-from smartsearch_ls.judge.local.encoder import Embedder, snippet_text
 from smartsearch_ls.judge.local.inert import performs_nothing
 from smartsearch_ls.judge.prompt import read_query, read_snippet
 
@@ -211,5 +212,6 @@ def local_model() -> LocalJudgeModel:
     """
     with _loading:
         if not _loaded:
-            _loaded.append(LocalJudgeModel(Embedder.load()))
+            encoder = load_encoder()  # the embedder and vector cache the index's shortlist uses too
+            _loaded.append(LocalJudgeModel(encoder.embedder, cache=encoder.cache))
         return _loaded[0]

@@ -22,9 +22,9 @@ from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.judgments import JudgeConfig, JudgeFailed
 from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, configured_judge
 from smartsearch_ls.judge.redact import tally_redactions
-from smartsearch_ls.search.engine import SearchRequest, search
-from smartsearch_ls.search.params import InvalidQuery, QueryParams, parse_params
-from smartsearch_ls.search.result import Mode, SearchResult, summary
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import InvalidQuery, Mode, QueryParams, SearchRequest, parse_params
+from smartsearch_ls.search.result import SearchResult, summary
 from smartsearch_ls.search.routing import route
 from smartsearch_ls.server.app import QUERY_METHOD, SmartSearchServer
 from smartsearch_ls.server.features.lifecycle import _plain

@@ -20,9 +20,9 @@ from pygls.uris import from_fs_path
 
 from smartsearch_ls.chunking.snippet import Declaration
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.search.params import QueryParams
+from smartsearch_ls.search.request import QueryParams
 from smartsearch_ls.search.result import Match
-from smartsearch_ls.search.symbols import find_symbols
+from smartsearch_ls.search.symbols.ranking import find_symbols
 from smartsearch_ls.server.app import SmartSearchServer
 from smartsearch_ls.server.features.lifecycle import _plain
 from smartsearch_ls.server.features.query import run_search

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from smartsearch_ls.search.imports import ImportRef, Resolver
+from smartsearch_ls.search.symbols.imports import ImportRef, Resolver
 
 
 @dataclass(slots=True)

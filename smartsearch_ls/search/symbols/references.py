@@ -19,8 +19,8 @@ from smartsearch_ls.chunking.snippet import Snippet, split_lines
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.search.result import kind_of
-from smartsearch_ls.search.symbol_index import name_term, symbol_index
-from smartsearch_ls.search.symbols import SymbolQuery
+from smartsearch_ls.search.symbols.index import name_term, symbol_index
+from smartsearch_ls.search.symbols.ranking import SymbolQuery
 
 MAX_SCANNED = 20_000
 """Snippets scanned for one name at most; past it the result says it is incomplete."""

@@ -11,11 +11,11 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from smartsearch_ls.judge.local import quantize
-from smartsearch_ls.judge.local.encoder import Embedder, load_tokenizer
-from smartsearch_ls.judge.local.fusion import FusionMismatch, fuse
-from smartsearch_ls.judge.local.quantize import RECIPE, cache_path, default_cache_dir, fast_model, fold_casts
-from smartsearch_ls.judge.local.weights import resolve_weights
+from smartsearch_ls.embedding import quantize
+from smartsearch_ls.embedding.encoder import Embedder, load_tokenizer
+from smartsearch_ls.embedding.fusion import FusionMismatch, fuse
+from smartsearch_ls.embedding.quantize import RECIPE, cache_path, fast_model, fold_casts, models_dir
+from smartsearch_ls.embedding.weights import resolve_weights
 
 TEXTS = [
     "def parse_iso_date(text):\n    year, month, day = text.split('-')",
@@ -124,9 +124,9 @@ def test_the_child_process_quantizes_exactly_as_in_process(caplog, capfd):
     assert "pre-processing" not in capfd.readouterr().err + caplog.text
 
 
-def test_default_cache_dir_follows_xdg(tmp_path, monkeypatch):
+def test_models_dir_follows_xdg(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert default_cache_dir() == tmp_path / "smartsearch-ls" / "models"
+    assert models_dir() == tmp_path / "smartsearch-ls" / "models"
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert default_cache_dir() == tmp_path / "home" / ".cache" / "smartsearch-ls" / "models"
+    assert models_dir() == tmp_path / "home" / ".cache" / "smartsearch-ls" / "models"

@@ -32,11 +32,9 @@ from dataclasses import dataclass
 from smartsearch_ls.chunking.snippet import Declaration
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.search.import_graph import ImportGraph
 from smartsearch_ls.search.result import kind_of
-
-# `symbol_index` is imported from here by `server/folders.py` and `bench/symbols.py`.
-from smartsearch_ls.search.symbol_index import SymbolIndex, name_tokens, symbol_index
+from smartsearch_ls.search.symbols.graph import ImportGraph
+from smartsearch_ls.search.symbols.index import SymbolIndex, name_tokens, symbol_index
 
 TIER_SCORES = (1.0, 0.95, 0.9, 0.7, 0.5, 0.3)
 _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "enum": 0, "function": 1, "method": 1, "constructor": 2}

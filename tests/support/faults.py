@@ -26,8 +26,8 @@ from lsprotocol import types
 
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.judge.prompt import read_query, read_snippet
-from tests.server.conftest import VSCODE, Session, start_session
 from tests.support.model_servers import ModelServer, Recorder, _Handler, _texts
+from tests.support.sessions import VSCODE, Session, start_session
 
 
 class _FaultHandler(_Handler):

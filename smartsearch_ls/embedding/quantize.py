@@ -39,8 +39,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from smartsearch_ls.judge.local.fusion import FusionMismatch, fuse
-from smartsearch_ls.judge.local.weights import Weights
+from smartsearch_ls.cache_dir import default_cache_dir
+from smartsearch_ls.embedding.fusion import FusionMismatch, fuse
+from smartsearch_ls.embedding.weights import Weights
 
 if TYPE_CHECKING:
     from onnx import ModelProto
@@ -51,10 +52,9 @@ RECIPE = "fused-attention-int8-v2"
 """Names the re-quantization; change it when the recipe changes so old cache entries are not reused."""
 
 
-def default_cache_dir() -> Path:
-    """`$XDG_CACHE_HOME/smartsearch-ls/models`, else `~/.cache/smartsearch-ls/models`."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "smartsearch-ls" / "models"
+def models_dir() -> Path:
+    """Where re-quantized copies are cached unless a caller says otherwise: `models/` in the package's cache."""
+    return default_cache_dir() / "models"
 
 
 QUANTIZE_NICENESS = 10
@@ -68,7 +68,7 @@ def cache_path(weights: Weights, cache_dir: Path) -> Path:
 
 def fast_model(weights: Weights, cache_dir: Path | None = None) -> bytes:
     """The model bytes to run: the cached re-quantized copy, a fresh one, or the original as a fallback."""
-    target = cache_path(weights, cache_dir or default_cache_dir())
+    target = cache_path(weights, cache_dir or models_dir())
     cached = _read_verified(target)
     if cached is not None:
         return cached

@@ -14,8 +14,10 @@ from pydantic_ai import Agent
 from pydantic_ai.exceptions import UserError
 
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.embedding import loading
+from smartsearch_ls.embedding.cache import EmbeddingCache
+from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
-from smartsearch_ls.judge.local import Embedder, EmbeddingCache, snippet_text
 from smartsearch_ls.judge.local import model as model_module
 from smartsearch_ls.judge.local.model import INERT_CEILING, LocalJudgeModel, local_model
 from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
@@ -80,6 +82,7 @@ def test_callers_in_several_threads_load_the_model_once(monkeypatch: pytest.Monk
         return embedder
 
     monkeypatch.setattr(model_module, "_loaded", [])
+    monkeypatch.setattr(loading, "_loaded", [])
     monkeypatch.setattr(Embedder, "load", staticmethod(slow_load))
     with ThreadPoolExecutor(4) as pool:
         models = list(pool.map(lambda _: local_model(), range(4)))

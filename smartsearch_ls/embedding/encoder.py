@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from tokenizers import Tokenizer
 
-from smartsearch_ls.judge.loading import HEAVY_IMPORTS
-from smartsearch_ls.judge.local.quantize import fast_model
-from smartsearch_ls.judge.local.weights import resolve_weights
+from smartsearch_ls.embedding.quantize import fast_model
+from smartsearch_ls.embedding.weights import resolve_weights
+from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 
 if TYPE_CHECKING:
     import onnxruntime as ort

@@ -1,6 +1,6 @@
 """The look-ups behind the intents, as matches: a name's declarations, uses and tests; a file's importers and tests.
 
-`shapes` decides which of these a request runs; this module runs them on the symbol index, the reference
+The engine decides which of these a request runs; this module runs them on the symbol index, the reference
 scan and the import graph (no judge, so they answer in milliseconds) and turns what they find into
 `Match`es whose `source` says how each was found, so that the merged answer can tell its reader why.
 """
@@ -16,16 +16,15 @@ from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.index.terms import text_terms
 from smartsearch_ls.search.context import Context, declaration_context
-from smartsearch_ls.search.excerpt import EXCERPT_LINES
-from smartsearch_ls.search.lookup import match_at
+from smartsearch_ls.search.excerpt import EXCERPT_LINES, excerpt_at, match_at
 from smartsearch_ls.search.merge import overlaps
-from smartsearch_ls.search.references import RELEVANCE, Reference, find_references
 from smartsearch_ls.search.result import Match, kind_of
-from smartsearch_ls.search.symbol_index import name_tokens, symbol_index
-from smartsearch_ls.search.symbols import SymbolHit, find_symbols
+from smartsearch_ls.search.symbols.index import name_tokens, symbol_index
+from smartsearch_ls.search.symbols.ranking import SymbolHit, find_symbols
+from smartsearch_ls.search.symbols.references import RELEVANCE, Reference, find_references
 
 if TYPE_CHECKING:
-    from smartsearch_ls.search.engine import SearchRequest
+    from smartsearch_ls.search.request import SearchRequest
 
 
 def declaration_match(hit: SymbolHit) -> Match | None:
@@ -61,17 +60,13 @@ def reference_matches(
 
 
 def _reference_match(ref: Reference) -> Match:
-    return Match(
-        root=ref.index.root,
-        path=ref.path,
-        start_line=ref.line,
-        end_line=ref.line,
-        snippet_start_line=ref.snippet.start_line,
-        snippet_end_line=ref.snippet.end_line,
+    return Match.of(
+        ref.index.root,
+        ref.path,
+        (ref.line, ref.line, ref.text),
+        (ref.snippet.start_line, ref.snippet.end_line),
         symbol=ref.snippet.symbol,
-        kind=kind_of(ref.path),
         relevance=RELEVANCE[ref.kind],
-        excerpt=ref.text,
         unsaved=ref.unsaved,
         source="import" if ref.kind == "import" else "reference",
     )
@@ -99,17 +94,13 @@ def tests_for_name(request: SearchRequest, name: str, context: Context | None) -
         end = min(snippet.end_line, start + EXCERPT_LINES - 1)
         lines = split_lines(snippet.text)[start - snippet.start_line : end - snippet.start_line + 1]
         ctx = context.score(set(text_terms(snippet.text)) | set(text_terms(first.path))) if context else 0.0
-        match = Match(
-            root=first.index.root,
-            path=first.path,
-            start_line=start,
-            end_line=start + max(len(lines), 1) - 1,
-            snippet_start_line=snippet.start_line,
-            snippet_end_line=snippet.end_line,
+        match = Match.of(
+            first.index.root,
+            first.path,
+            excerpt_at(start, lines),
+            (snippet.start_line, snippet.end_line),
             symbol=snippet.symbol,
-            kind=kind_of(first.path),
-            relevance=round(min(0.6 + 0.1 * len(refs), 0.9), 3),
-            excerpt="\n".join(lines),
+            relevance=min(0.6 + 0.1 * len(refs), 0.9),
             unsaved=first.unsaved,
             source="reference",
         )

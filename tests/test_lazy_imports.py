@@ -1,4 +1,4 @@
-"""The judge's heavy modules are imported on first use, and that first use may come from several threads at once."""
+"""Heavy modules (Pydantic AI, ONNX Runtime) are imported on first use, which may come from several threads at once."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.server.conftest import SHARED_XDG_CACHE
+from tests.support.sessions import SHARED_XDG_CACHE
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 RACE = """
 import sys, threading

@@ -24,8 +24,8 @@ from smartsearch_ls.chunking.snippet import Declaration, Snippet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.index.terms import identifier_terms
-from smartsearch_ls.search.import_graph import ImportGraph, edges_of, rank_files
-from smartsearch_ls.search.imports import ImportRef, Resolution, Resolver, parse_imports
+from smartsearch_ls.search.symbols.graph import ImportGraph, edges_of, rank_files
+from smartsearch_ls.search.symbols.imports import ImportRef, Resolution, Resolver, parse_imports
 
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 

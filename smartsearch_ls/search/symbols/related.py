@@ -12,16 +12,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Declaration
-from smartsearch_ls.search.imports import ImportRef
-from smartsearch_ls.search.lookup import match_at
+from smartsearch_ls.search.excerpt import match_at
 from smartsearch_ls.search.merge import overlaps
 from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
 from smartsearch_ls.search.result import Match, SearchResult
 from smartsearch_ls.search.routing import Plan
-from smartsearch_ls.search.symbol_index import SymbolIndex, symbol_index
+from smartsearch_ls.search.symbols.imports import ImportRef
+from smartsearch_ls.search.symbols.index import SymbolIndex, symbol_index
 
 if TYPE_CHECKING:
-    from smartsearch_ls.search.engine import SearchRequest
+    from smartsearch_ls.search.request import SearchRequest
 
 MAX_HOPS = 5
 """Re-exports followed from an import to the declaration (`__init__.py`, `export * from`)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from smartsearch_ls.search.imports import Resolver, parse_imports
+from smartsearch_ls.search.symbols.imports import Resolver, parse_imports
 
 
 def test_the_standard_library_is_external_even_beside_a_folder_of_its_name() -> None:

@@ -6,9 +6,9 @@ import hashlib
 
 import pytest
 
-from smartsearch_ls.judge.local import weights
-from smartsearch_ls.judge.local.encoder import Embedder
-from smartsearch_ls.judge.local.weights import MODEL_ENV, MODEL_SHA256, LocalModelUnavailable, resolve_weights
+from smartsearch_ls.embedding import weights
+from smartsearch_ls.embedding.encoder import Embedder
+from smartsearch_ls.embedding.weights import MODEL_ENV, MODEL_SHA256, LocalModelUnavailable, resolve_weights
 
 
 @pytest.fixture(autouse=True)

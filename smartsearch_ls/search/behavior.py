@@ -1,0 +1,149 @@
+"""The judged search, the product: shortlist the scope's snippets, judge them, keep those that pass, say what was seen.
+
+The shortlist (`index.shortlist`: BM25 fused with embeddings) picks the `candidates` snippets worth judging; the
+judge (`judge.runner`) scores each; those at or above the threshold are ranked, overlapping snippets collapse
+into the best one, and each is focused on the lines a reader needs (`excerpt`). The shortlist runs in a worker
+thread, so a server's event loop keeps answering. Everything a user needs to trust the answer travels with it:
+coverage counts, whether every snippet in scope was judged, and a warning for each reason the answer may be
+incomplete. The engine (`engine`) calls it for prose queries, after any look-up of the names they contain.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.discovery.documentation import asks_for_documentation
+from smartsearch_ls.index.shortlist import Candidate, Shortlist, shortlist
+from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgmentCache
+from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
+from smartsearch_ls.search.excerpt import evidence, focus
+from smartsearch_ls.search.result import Coverage, Match, SearchResult
+
+if TYPE_CHECKING:
+    from smartsearch_ls.search.request import SearchRequest
+
+
+async def behavior_search(
+    request: SearchRequest, judge: JudgeConfig, cache: JudgmentCache, on_judged: Judged | None, warnings: list[str]
+) -> SearchResult:
+    """The judged search over the request's scopes; `warnings` gathers what the answer must say about itself."""
+    found = await asyncio.to_thread(
+        lambda: shortlist(
+            request.scopes,
+            request.query,
+            request.candidates,
+            request.dense,
+            embed_missing=request.embed_missing,
+            documentation=asks_for_documentation(request.query),
+        )
+    )
+    snippets = [c.snippet for c in found.candidates]
+    with HEAVY_IMPORTS:  # Pydantic AI, imported by the first search that judges (usually already, by its judge)
+        from smartsearch_ls.judge.runner import judge_snippets
+
+    scores = await judge_snippets(judge, request.query, snippets, cache, on_judged) if snippets else []
+    passing = sorted(
+        ((c, s) for c, s in zip(found.candidates, scores, strict=True) if s >= request.threshold),
+        key=lambda item: (-item[1], item[0].snippet.path, item[0].snippet.start_line),
+    )
+    kept = _collapse_overlaps(passing)
+    judged_pairs = [(c.snippet, s) for c, s in passing]
+    matches = [_to_match(c, s, judged_pairs, request.query) for c, s in kept[: request.limit]]
+    coverage = _coverage(found, judged=len(snippets))
+    warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
+    if any(m.unsaved for m in matches):
+        warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
+    judged_by = judge.name if snippets else None  # the contract: null when no judging happened
+    return SearchResult(matches, max(len(kept) - request.limit, 0), coverage, warnings, "behavior", judged_by)
+
+
+def _collapse_overlaps(passing: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:
+    """The best snippet wins; lower-ranked snippets overlapping it collapse into it."""
+    kept: list[tuple[Candidate, float]] = []
+    for candidate, score in passing:
+        s = candidate.snippet
+        if not any(
+            k.snippet.path == s.path
+            and k.index is candidate.index
+            and k.snippet.start_line <= s.end_line
+            and s.start_line <= k.snippet.end_line
+            for k, _ in kept
+        ):
+            kept.append((candidate, score))
+    return kept
+
+
+def _to_match(candidate: Candidate, score: float, passing: list[tuple[Snippet, float]], query: str) -> Match:
+    snippet = candidate.snippet
+    return Match.of(
+        candidate.index.root,
+        snippet.path,
+        focus(snippet, query, evidence(snippet, passing)),
+        (snippet.start_line, snippet.end_line),
+        symbol=snippet.symbol,
+        relevance=score,
+        unsaved=candidate.unsaved,
+    )
+
+
+def _coverage(found: Shortlist, judged: int) -> Coverage:
+    return Coverage(
+        files=found.files,
+        skipped_files=sum(found.skipped.values()),
+        snippets=found.snippets,
+        shortlisted=len(found.candidates),
+        judged=judged,
+        complete=judged == found.snippets,
+        skipped_by_reason={str(reason): n for reason, n in sorted(found.skipped.items())},
+        semantic=round(found.dense_coverage, 3) if found.dense_used else None,
+        documentation=found.documentation,
+    )
+
+
+def _behavior_warnings(
+    found: Shortlist, coverage: Coverage, request: SearchRequest, judged_any: bool, matched: bool
+) -> list[str]:
+    warnings: list[str] = []
+    if found.files == 0:
+        warnings.append("No files were searched: the directory or glob matched no indexed file.")
+    if judged_any and not matched:
+        warnings.append(
+            f"No snippet reached the threshold {request.threshold:g}; this does not prove absence. "
+            "Try rephrasing, a narrower directory, or a plain text search."
+        )
+    if found.documentation and not matched:
+        warnings.append(
+            f"{found.documentation} snippets of documentation (Markdown, reStructuredText, READMEs) were not searched: "
+            "behavior searches judge code. Ask about the documentation, or pass a glob such as '*.md', to search it."
+        )
+    if not coverage.complete and found.snippets and found.dense_used:
+        warnings.append(
+            f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical and semantic shortlist; "
+            "the rest ranked lower on both. Raise `candidates` or narrow the directory/glob."
+        )
+    elif not coverage.complete and found.snippets:
+        if found.matched > len(found.candidates):
+            cut = f"{found.matched - len(found.candidates)} more snippets matched some query words but were not judged"
+            advice = "Raise `candidates` or narrow the directory/glob."
+        else:  # more candidates would add nothing: every snippet with a query word was judged
+            cut = "the rest share no word with the query"
+            advice = (
+                "Rephrase with the words the code uses, or narrow the directory/glob to at most "
+                f"{request.candidates} snippets, which are judged whole."
+            )
+        warnings.append(
+            f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical shortlist ({cut}); "
+            f"code with unrelated wording may be missed. {advice}"
+        )
+    if found.dense_used and found.dense_coverage < 1 and not coverage.complete:
+        warnings.append(
+            f"The semantic shortlist covered {int(found.dense_coverage * 100)}% of snippets (the others are not "
+            "embedded yet); the rest could be found by their words only."
+        )
+    if coverage.skipped_files:
+        reasons = ", ".join(f"{n} {reason}" for reason, n in coverage.skipped_by_reason.items())
+        files = "file" if coverage.skipped_files == 1 else "files"
+        warnings.append(f"{coverage.skipped_files} {files} skipped ({reasons}).")
+    return warnings

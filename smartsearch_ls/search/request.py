@@ -1,0 +1,138 @@
+"""One search as the engine receives it: the query's params, validated, and the request built from them.
+
+`QueryParams` is shared by `smartSearch/query` (camelCase on the wire) and the command line, validated so that
+every error names the field at fault. Limits come from the contract: a query of 1-2,000 characters, `limit`
+1-100, `candidates` 1-256. `intent`, `context` and `expandRelated` are the query-shape extensions (README,
+"Query shapes"). `SearchRequest` is those params with the settings' defaults filled in and the scopes resolved.
+`Mode` and `Intent` are defined here, once, for the wire, the command line and every step of the search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from smartsearch_ls.discovery.globs import glob_problem
+from smartsearch_ls.settings import validation_reason
+
+if TYPE_CHECKING:
+    from smartsearch_ls.index.dense import DenseIndex
+    from smartsearch_ls.index.shortlist import Scope
+    from smartsearch_ls.settings import Settings
+
+Mode = Literal["behavior", "symbol", "path"]
+"""Which search answers: the judged search by behavior, the symbol look-up, or the path look-up."""
+
+Intent = Literal["definition", "references", "tests", "file"]
+"""What the caller wants of a name: where it is declared, where it is used, which tests exercise it, which files."""
+
+MAX_QUERY_CHARS = 2_000
+
+
+class QueryParams(BaseModel):
+    """`smartSearch/query` params; unknown fields are ignored so newer clients keep working."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, strict=True)
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    directory: str | None = None
+    glob: str | None = Field(None, min_length=1, max_length=1_000)
+    limit: int | None = Field(None, ge=1, le=100)
+    candidates: int | None = Field(None, ge=1, le=256)
+    mode: Literal["auto", Mode] = "auto"
+    intent: Intent | None = None
+    context: str | None = Field(None, max_length=MAX_QUERY_CHARS)
+    expand_related: bool = Field(False, alias="expandRelated")
+    work_done_token: int | str | None = Field(None, alias="workDoneToken")
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value.strip()
+
+    @field_validator("glob")
+    @classmethod
+    def _glob(cls, value: str | None) -> str | None:
+        if value is not None and (problem := glob_problem(value)) is not None:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("context")
+    @classmethod
+    def _context(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
+
+
+class InvalidQuery(ValueError):
+    """Bad search parameters; `field` names the first one at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"Invalid `{field}`: {message}")
+        self.field = field
+
+
+def parse_params(raw: Any) -> QueryParams:
+    """Validate raw params (a dict from JSON) or raise `InvalidQuery` naming the field."""
+    if not isinstance(raw, dict):
+        raise InvalidQuery("params", "expected an object with at least `query`")
+    try:
+        return QueryParams.model_validate(raw)
+    except ValidationError as error:
+        field = ".".join(str(part) for part in error.errors()[0]["loc"]) or "params"
+        raise InvalidQuery(field, validation_reason(error)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """A validated search over resolved scopes."""
+
+    query: str
+    scopes: Sequence[Scope]
+    limit: int = 10
+    candidates: int = 128
+    threshold: float = 0.5
+    mode: Mode | None = None
+    """None routes by the query's shape (`auto`)."""
+    dense: Sequence[DenseIndex] = ()
+    """The embedding indexes of the scopes' roots, for the semantic side of the shortlist."""
+    embed_missing: int | None = None
+    """Candidates without a vector the search may embed itself (None: the shortlist's default, 0: none, so the
+    semantic side uses only what background embedding has done; right when the judge will not embed them)."""
+    intent: Intent | None = None
+    """`definition`, `references`, `tests` or `file` (README, "Query shapes"); None: the shape's default."""
+    context: str | None = None
+    """Words that re-rank the hits (never widen them), e.g. `goal progress` for `remaining_value`."""
+    expand_related: bool = False
+    """Follow imports of the named symbol to its declaration, and list the files the best hits import."""
+
+    @classmethod
+    def of(
+        cls,
+        params: QueryParams,
+        settings: Settings,
+        scopes: Sequence[Scope],
+        mode: Mode | None,
+        *,
+        dense: Sequence[DenseIndex] = (),
+        limit: int | None = None,
+        embed_missing: int | None = None,
+    ) -> SearchRequest:
+        """The request for validated params, the settings filling in what they leave out; `limit` overrides both."""
+        return cls(
+            query=params.query,
+            scopes=scopes,
+            limit=limit or params.limit or settings.limit,
+            candidates=params.candidates or settings.candidates,
+            threshold=settings.threshold,
+            mode=mode,
+            dense=dense,
+            embed_missing=embed_missing,
+            intent=params.intent,
+            context=params.context,
+            expand_related=params.expand_related,
+        )
