@@ -258,9 +258,10 @@ def charts(out: Path, quality: dict[str, Any] | None, speed: dict[str, Any] | No
             ax.set_title(f"{name}: {data['positives']} positives, {data['negatives']} negatives")
             ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.08))
             fig.tight_layout()
-            fig.savefig(out / f"quality-{name}.png", dpi=90)
+            chart = f"quality-{name.replace(' ', '-')}.png"
+            fig.savefig(out / chart, dpi=90)
             plt.close(fig)
-            made.append(f"quality-{name}.png")
+            made.append(chart)
     return made
 
 

@@ -2,12 +2,13 @@
 
 What each level runs (both write `DIR/quality.json` and `DIR/speed.json`, then `DIR/report.md` and charts):
 
-- quick (the CI smoke run, ~3 min on 2 cores): quality on the behavior set, 6 positives + 2 negatives per
-  corpus, candidates 32, vectors embedded at search time only; speed on click: 3 one-shot runs, 2 server
-  starts, 3 searches, the peer's first 5 queries.
-- full (~50 min on 2 cores): quality on the behavior set (74), click-nodoc (202) and large-nodoc (40 sampled),
-  candidates 128, click and zod (and click-nodoc) embedded first, large-nodoc at search time only; speed on
-  click, zod and large: 5 runs (3 on large), 5 searches, the peer over every behavior query of the corpus
+- quick (the CI smoke run, ~3 min on 2 cores): quality on click's and zod's questions of the behavior set's
+  development part, 6 positives + 2 negatives per corpus, candidates 32, vectors embedded at search time only;
+  speed on click: 3 one-shot runs, 2 server starts, 3 searches, the peer's first 5 queries.
+- full (~50 min on 2 cores): quality on the behavior set's held-out part (what README reports: nothing is
+  fitted or tuned on it) and its development part, then click-nodoc (202) and large-nodoc (40 sampled),
+  candidates 128, the behavior projects and click-nodoc embedded first, large-nodoc at search time only; speed
+  on click, zod and large: 5 runs (3 on large), 5 searches, the peer over every behavior query of the corpus
   (the first 5 large-nodoc queries on large).
 
 Corpora come from `prepare` (run here; a no-op when prepared) and the peer venv from `peer-setup` (likewise).
@@ -27,16 +28,17 @@ from pathlib import Path
 from typing import Any
 
 from bench import corpora, ours, server, speed
-from bench.quality import metrics
+from bench.quality import metrics, sets
 
 BENCH_DIR = Path(__file__).resolve().parent
-BEHAVIOR_SET = BENCH_DIR / "quality" / "behavior"
 
 
 @dataclass(frozen=True)
 class Level:
     name: str
     candidates: int
+    behavior_parts: tuple[tuple[str, tuple[str, ...] | None], ...]
+    """(part of the behavior set, its corpora to use; None: all of them), in report order (`quality.sets`)."""
     per_corpus: tuple[int, int] | None
     """(positives, negatives) per corpus of the behavior set; None: all."""
     docstring_sets: tuple[tuple[str, int], ...]
@@ -54,6 +56,7 @@ class Level:
 QUICK = Level(
     "quick",
     candidates=32,
+    behavior_parts=(("development", ("click", "zod")),),
     per_corpus=(6, 2),
     docstring_sets=(),
     embed_all=(),
@@ -66,9 +69,10 @@ QUICK = Level(
 FULL = Level(
     "full",
     candidates=128,
+    behavior_parts=(("held-out", None), ("development", None)),
     per_corpus=None,
     docstring_sets=(("click", 0), ("large", 40)),
-    embed_all=("click", "zod", "click-nodoc"),
+    embed_all=(*sets.PARTS["all"], "click-nodoc"),
     speed_corpora=("click", "zod", "large"),
     oneshot_runs={"click": 5, "zod": 5, "large": 3},
     server_runs={"click": 5, "zod": 5, "large": 3},
@@ -96,8 +100,8 @@ def machine() -> dict[str, Any]:
     }
 
 
-def behavior_cases(level: Level) -> list[metrics.QueryCase]:
-    cases = metrics.load_cases(BEHAVIOR_SET)
+def behavior_cases(level: Level, part: str, only: tuple[str, ...] | None) -> list[metrics.QueryCase]:
+    cases = [c for c in sets.behavior_cases(part) if only is None or c.corpus in only]  # type: ignore[arg-type]
     if level.per_corpus is None:
         return cases
     positives, negatives = level.per_corpus
@@ -148,11 +152,13 @@ def score(cases: list[metrics.QueryCase], results: list[metrics.QueryResult] | d
 
 
 def run_quality(level: Level, out: Path, cache: Path, log: Callable[[str], None]) -> dict[str, Any]:
-    sets: list[tuple[str, list[metrics.QueryCase], bool]] = [("behavior", behavior_cases(level), False)]
+    runs: list[tuple[str, list[metrics.QueryCase]]] = [
+        (f"behavior {part}", behavior_cases(level, part, only)) for part, only in level.behavior_parts
+    ]
     for corpus, sample in level.docstring_sets:
-        sets.append((f"{corpus}-nodoc", docstring_cases(corpus, sample, log), True))
+        runs.append((f"{corpus}-nodoc", docstring_cases(corpus, sample, log)))
     doc: dict[str, Any] = {"level": level.name, "candidates": level.candidates, "sets": {}}
-    for name, cases, _ in sets:
+    for name, cases in runs:
         started = time.perf_counter()
         log(f"quality: {name}, {len(cases)} queries, candidates {level.candidates}")
         embed = all(c.corpus in level.embed_all for c in cases)
@@ -182,10 +188,10 @@ def run_quality(level: Level, out: Path, cache: Path, log: Callable[[str], None]
 
 def add_peer_quality(quality: dict[str, Any], speed_doc: dict[str, Any], out: Path) -> None:
     """The peer's shortlist (the order it judged in) and its lexical-stand-in ranking, over the queries it ran."""
-    behavior = quality["sets"].get("behavior")
+    behavior = quality["sets"].get("behavior development")
     if behavior is None:
         return
-    cases = metrics.load_cases(BEHAVIOR_SET)
+    cases = sets.behavior_cases("development")
     merged: dict[tuple[str, str], metrics.QueryResult] = {}
     for name in speed_doc["corpora"]:
         path = out / f"peer.{name}.json"
@@ -203,7 +209,7 @@ def run_speed(level: Level, out: Path, log: Callable[[str], None], only: tuple[s
     for name in only or level.speed_corpora:
         root = resolve_root(name)
         queries = server.corpus_queries(name)
-        queries_file = BEHAVIOR_SET / f"{name}.jsonl"
+        queries_file = sets.corpus_file(name)
         if name == "large":
             queries_file = corpora.CORPORA_DIR / "large-nodoc.jsonl"
             rows = [json.loads(line) for line in queries_file.read_text().splitlines() if line.strip()]
@@ -277,6 +283,7 @@ def main(
         f"python -m bench {' '.join(sys.argv[1:]) or what} (started {time.strftime('%Y-%m-%d %H:%M %Z')})"
     )
     names = [c.name for c in corpora.CORPORA.values() if c.quick or level is FULL]
+    names += [name for part, only in level.behavior_parts for name in only or sets.PARTS[part] if name not in names]
     for name in names:
         corpora.prepare(corpora.CORPORA[name])
     if what in ("all", "speed"):

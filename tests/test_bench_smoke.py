@@ -58,12 +58,12 @@ def test_bench_all_quick_writes_report_and_charts(tmp_path: Path) -> None:
     report = (out / "report.md").read_text()
     for heading in ("## Quality", "## Speed and memory", "Machine:", "Load average"):
         assert heading in report
-    for chart in ("speed.png", "memory.png", "quality-behavior.png"):
+    for chart in ("speed.png", "memory.png", "quality-behavior-development.png"):
         assert (out / chart).read_bytes()[:8] == PNG, chart
         assert f"]({chart})" in report
 
     quality = json.loads((out / "quality.json").read_text())
-    rows = quality["sets"]["behavior"]["rows"]
+    rows = quality["sets"]["behavior development"]["rows"]
     for name in ("ours-bm25+local", "ours-hybrid+local", "shortlist-bm25", "shortlist-hybrid", "rg"):
         assert name in rows
     assert "peer (stand-in judge)" in rows

@@ -23,7 +23,7 @@ actions = [
     lambda: resolve_judge("local"),  # a search with the embedded judge
     shared_encoder,  # background embedding
     lambda: resolve_judge("test"),  # a search with another judge
-    lifecycle._import_judge_runner,  # the server's warm-up after `initialized`
+    lambda: lifecycle.import_model_judging("test"),  # the server's warm-up after `initialized`
     load_local_model,  # its model warm-up
 ]
 barrier = threading.Barrier(len(actions))

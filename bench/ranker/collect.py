@@ -29,7 +29,8 @@ from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
-from smartsearch_ls.judge.local.features import Evidence, features, query_terms, root_idf
+from smartsearch_ls.judge.judgments import Evidence
+from smartsearch_ls.judge.local.features import features, query_terms, root_idf
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "bench" / "out" / "ranker"

@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from smartsearch_ls.chunking.snippet import Snippet
 
@@ -29,10 +29,33 @@ class JudgeFailed(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Evidence:
+    """One shortlisted snippet with what the shortlist knew of it."""
+
+    snippet: Snippet
+    lexical: float = 0.0
+    """Its BM25 score in its root (0: it came in by meaning alone)."""
+    cosine: float | None = None
+    """The query's cosine with the snippet's embedded text, when the shortlist had its vector."""
+
+
+@runtime_checkable
+class ShortlistJudge(Protocol):
+    """A judge that scores a whole shortlist at once."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def score_shortlist(self, query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]) -> list[float]:
+        """Relevance in [0, 1] of each candidate, in order; `idf` is the rarity of the query's terms in the roots."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class JudgeConfig:
     """Which judge, and how hard to push it."""
 
-    model: Model
+    model: Model | ShortlistJudge
     name: str
     timeout: float = 30.0
     concurrency: int = 8

@@ -1,7 +1,8 @@
 """Turning a judge name from settings into a Pydantic AI model, once per name.
 
-`local` is the embedded in-process judge; any other name is what `pydantic_ai.models.infer_model` takes
-(`openai:gpt-4.1-mini`, `system-one:clm-latest`, `typesafe:jev-latest`, `ollama:...`). Building a model
+`local` is the embedded in-process judge (`judge.local.model.LocalJudge`, which scores a shortlist at once and
+needs no Pydantic AI); any other name is what `pydantic_ai.models.infer_model` takes (`openai:gpt-4.1-mini`,
+`system-one:clm-latest`, `typesafe:jev-latest`, `ollama:...`). Building a model
 can fail for reasons the user must fix (unknown provider, missing API key or base URL, a provider extra
 not installed): that becomes a `JudgeUnavailable` saying what to do, before any snippet is read.
 Pydantic AI is imported when a judge is first resolved, not with this module (see `judge.judgments`).
@@ -12,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from smartsearch_ls.judge.judgments import JudgeConfig
+from smartsearch_ls.judge.judgments import JudgeConfig, ShortlistJudge
 from smartsearch_ls.judge.loading import load_local_model
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 
@@ -30,7 +31,7 @@ class JudgeUnavailable(Exception):
 
 
 @cache
-def resolve_judge(name: str) -> Model:
+def resolve_judge(name: str) -> Model | ShortlistJudge:
     """The model for a judge name; cached, so providers' HTTP clients are reused across searches."""
     name = name.strip()
     if not name:
@@ -61,9 +62,11 @@ def configured_judge(settings: Settings) -> JudgeConfig:
     return JudgeConfig(resolve_judge(name), judge_name(name), settings.judge.timeout, settings.concurrency)
 
 
-def judge_name(model: Model | str) -> str:
+def judge_name(model: Model | ShortlistJudge | str) -> str:
     """How a judge is named in results: `provider:model`, or `local`."""
     if isinstance(model, str):
         return model
+    if isinstance(model, ShortlistJudge):
+        return model.name
     system = getattr(model, "system", None)
     return f"{system}:{model.model_name}" if system and system != LOCAL else model.model_name

@@ -1,178 +1,106 @@
-"""Judging a shortlist: one agent run per snippet, `concurrency` at a time, all or nothing.
+"""Judging a shortlist: the whole shortlist in one call for a judge that can, one snippet at a time otherwise.
 
-Each snippet is judged in its own run so neighbours never lend each other evidence. A failed judgment
-cancels the others and fails the search: a half-judged result presented as complete is worse than an
-error, because "no matches" would then be a lie. Cancelling the caller (an editor's `$/cancelRequest`)
-cancels every run in flight, and runs still waiting for a slot never start, so no judge request is sent
-after a cancel. Judgments are cached by (judge, query, snippet content), so repeating a search, or
-searching again after editing one file, only pays for what changed.
-
-Retry policy: a judge that answers HTTP 429 (rate limited) is asked again after the wait it names
-(`Retry-After`, else 1 s), at most `RATE_LIMIT_RETRIES` times per snippet and only when that wait is at most
-`MAX_RETRY_AFTER` seconds and fits in the judgment's `judge.timeout`; the snippet keeps its concurrency slot
-while waiting, so a rate-limited search slows down instead of hammering. Any other failure (HTTP 5xx, a
-refused connection, a timeout, an answer out of shape or out of range) fails the search at once.
-
-Secrets in a snippet are redacted before it is framed (`redact`); when the front end installed a
-`RedactionTally`, each shortlisted snippet with something redacted is counted in it.
-
-A model that does better with the whole batch in view (`PreparesBatches`: the embedded judge embeds the
-snippets in calls of up to 128 instead of `concurrency` at a time) is shown all the prompts before the runs
-start; each snippet is still judged in its own run. Preparing has `judge.timeout` (which is per judgment) as a
-whole; if it runs out, the runs go ahead and do what is left, each within its own timeout, so a short timeout
-that the judgments meet one by one never fails a search because the batch was large. A preparation that fails
-fails the search, as a judgment would.
+The embedded `local` judge (a `ShortlistJudge`) runs in the process and weighs each candidate against its
+rivals, so it gets the shortlist at once with the evidence the shortlist gathered (BM25 scores, cosines, the
+rarity of the query's words); every other judge is a Pydantic AI model asked about each snippet on its own
+(`per_snippet`, which imports Pydantic AI only when it is first needed). Both paths keep the same promises:
+secrets are redacted before any judge sees a snippet (`redact`; each shortlisted snippet with something
+redacted is counted in the front end's `RedactionTally`), a failure fails the whole search, cancelling the
+caller stops the judging, `judge.timeout` bounds a judgment (for the shortlist judge, the whole call), and
+judgments are cached by (judge, query, snippet content) so repeating a search only pays for what changed. A
+shortlist judge's scores depend on the whole shortlist, so its cache key holds the shortlist's content too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
-
-from pydantic_ai import Agent
-from pydantic_ai.exceptions import (
-    ModelAPIError,
-    ModelAuthenticationError,
-    ModelConnectionError,
-    ModelHTTPError,
-    ModelRateLimitError,
-    UnexpectedModelBehavior,
-)
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgeFailed, JudgmentCache
-from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
-from smartsearch_ls.judge.redact import current_tally, redact
-
-log = logging.getLogger(__name__)
-
-RATE_LIMIT_RETRIES = 2
-"""Times one snippet's judgment is asked again after HTTP 429, before the search fails."""
-
-MAX_RETRY_AFTER = 10.0
-"""Seconds: a judge asking for a longer wait fails the search at once, saying how long it asked for."""
-
-DEFAULT_RETRY_AFTER = 1.0
-"""Seconds waited after a 429 that names no wait."""
-
-
-@runtime_checkable
-class PreparesBatches(Protocol):
-    """A judge model that can get ready for a search's runs at once, given their instructions and prompts."""
-
-    async def prepare_batch(self, instructions: str, prompts: Sequence[str]) -> None: ...
+from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, Judged, JudgeFailed, JudgmentCache, ShortlistJudge
+from smartsearch_ls.judge.redact import Redacted, current_tally, redact
+from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 
 
 async def judge_snippets(
     config: JudgeConfig,
     query: str,
-    snippets: Sequence[Snippet],
+    shortlist: Sequence[Evidence | Snippet],
     cache: JudgmentCache,
     on_judged: Judged | None = None,
+    idf: Mapping[str, float] | None = None,
 ) -> list[float]:
-    """Relevance in [0, 1] of each snippet, in order; raises `JudgeFailed` if any judgment fails."""
-    keys = [cache.key(config.name, query, s) for s in snippets]
-    redactions = [redact(s.text) for s in snippets]
+    """Relevance in [0, 1] of each candidate, in order; raises `JudgeFailed` if any judgment fails.
+
+    Candidates are `Evidence` (the shortlist's scores with the snippet) or bare snippets; `idf` is the rarity of
+    the query's terms in the searched roots, which a shortlist judge weighs (None: no root is known).
+    """
+    evidence = [item if isinstance(item, Evidence) else Evidence(item) for item in shortlist]
+    redactions = [redact(e.snippet.text) for e in evidence]
     if (tally := current_tally()) is not None:
         for redacted in redactions:
             tally.add(redacted)
-    scores: list[float | None] = [cache.get(k) for k in keys]
-    pending = [i for i, s in enumerate(scores) if s is None]
-    done = len(snippets) - len(pending)
-    if on_judged is not None:
-        on_judged(done, len(snippets))
-    if not pending:
-        return [s for s in scores if s is not None]
+    if isinstance(config.model, ShortlistJudge):
+        return await _judge_shortlist(config, config.model, query, evidence, redactions, cache, on_judged, idf)
+    with HEAVY_IMPORTS:  # Pydantic AI, on the first search a model judges
+        from smartsearch_ls.judge.per_snippet import judge_each
 
-    prompts = {i: framed_snippet(snippets[i], redactions[i]) for i in pending}
-    if isinstance(config.model, PreparesBatches):
-        try:
-            async with asyncio.timeout(config.timeout):
-                await config.model.prepare_batch(instructions(query), list(prompts.values()))
-        except TimeoutError:  # preparing only saves time: the runs do what is left, each within the timeout
-            log.info("judge %s did not finish preparing %d prompts in %g s", config.name, len(prompts), config.timeout)
-        except Exception as error:
-            raise JudgeFailed(describe_failure(config.name, error)) from error
-    agent = Agent(config.model, output_type=Relevance, instructions=instructions(query), retries=0, name="smartsearch")
-    gate = asyncio.Semaphore(max(1, config.concurrency))
-    loop = asyncio.get_running_loop()
+    snippets = [e.snippet for e in evidence]
+    return await judge_each(config, query, snippets, redactions, cache, on_judged)
 
-    async def ask(prompt: str, deadline: float) -> Relevance:
-        for attempt in range(RATE_LIMIT_RETRIES + 1):
-            try:
-                return (await agent.run(prompt)).output
-            except ModelAPIError as error:
-                wait = retry_after(error)
-                if wait is None:
-                    raise
-                if attempt == RATE_LIMIT_RETRIES or wait > MAX_RETRY_AFTER or loop.time() + wait >= deadline:
-                    detail = f"asked to retry after {wait:g} s; retried {attempt} times"
-                    raise JudgeFailed(describe_failure(config.name, error, detail)) from error
-                await asyncio.sleep(wait)
-        raise AssertionError("unreachable")
 
-    async def judge_one(i: int) -> None:
-        nonlocal done
-        async with gate:
-            try:
-                async with asyncio.timeout(config.timeout):
-                    output = await ask(prompts[i], loop.time() + config.timeout)
-            except JudgeFailed:
-                raise
-            except TimeoutError as error:
-                raise JudgeFailed(
-                    f"Judge {config.name} did not answer within {config.timeout:g} s: raise `judge.timeout` "
-                    "(`--timeout`), lower `concurrency`, or check the model service. No partial result was returned."
-                ) from error
-            except Exception as error:
-                raise JudgeFailed(describe_failure(config.name, error)) from error
-        score = max(0.0, min(1.0, output.score))
-        cache.put(keys[i], score)
-        scores[i] = score
-        done += 1
+async def _judge_shortlist(
+    config: JudgeConfig,
+    judge: ShortlistJudge,
+    query: str,
+    evidence: list[Evidence],
+    redactions: list[Redacted],
+    cache: JudgmentCache,
+    on_judged: Judged | None,
+    idf: Mapping[str, float] | None,
+) -> list[float]:
+    shown = [
+        e if r.text == e.snippet.text else replace(e, snippet=replace(e.snippet, text=r.text))
+        for e, r in zip(evidence, redactions, strict=True)
+    ]
+    together = _shortlist_digest(config.name, query, [e.snippet for e in shown])
+    keys = [cache.key(config.name, together, e.snippet) for e in shown]
+    cached = [cache.get(k) for k in keys]
+    if all(score is not None for score in cached):
         if on_judged is not None:
-            on_judged(done, len(snippets))
-
+            on_judged(len(shown), len(shown))
+        return [score for score in cached if score is not None]
+    if on_judged is not None:
+        on_judged(0, len(shown))
     try:
-        async with asyncio.TaskGroup() as group:
-            for i in pending:
-                group.create_task(judge_one(i))
-    except* JudgeFailed as failures:
-        raise failures.exceptions[0] from None
-    return [s if s is not None else 0.0 for s in scores]
+        async with asyncio.timeout(config.timeout):
+            scores = await judge.score_shortlist(query, shown, idf)
+    except TimeoutError as error:
+        raise JudgeFailed(
+            f"Judge {config.name} did not score {len(shown)} snippets within {config.timeout:g} s: raise "
+            "`judge.timeout` (`--timeout`) or lower `candidates`. No partial result was returned."
+        ) from error
+    except Exception as error:
+        raise JudgeFailed(
+            f"Judge {config.name} failed ({type(error).__name__}: {str(error)[:500]}): retry, or configure another "
+            "judge. No partial result was returned."
+        ) from error
+    if len(scores) != len(shown):
+        raise JudgeFailed(f"Judge {config.name} scored {len(scores)} of {len(shown)} snippets; no result returned.")
+    bounded = [max(0.0, min(1.0, float(score))) for score in scores]
+    for key, score in zip(keys, bounded, strict=True):
+        cache.put(key, score)
+    if on_judged is not None:
+        on_judged(len(shown), len(shown))
+    return bounded
 
 
-def retry_after(error: BaseException) -> float | None:
-    """Seconds to wait before asking again when the judge rate-limited us (HTTP 429); None for other errors."""
-    status = getattr(error, "status_code", None)
-    if not isinstance(error, ModelRateLimitError) and status != 429:
-        return None
-    wait = getattr(error, "retry_after", None)
-    if wait is None and isinstance(error, ModelHTTPError) and error.headers:
-        try:
-            wait = float(error.headers.get("retry-after", ""))
-        except ValueError:
-            wait = None
-    return max(0.0, wait) if wait is not None else DEFAULT_RETRY_AFTER
-
-
-def describe_failure(judge: str, error: BaseException, detail: str = "") -> str:
-    """A judge error as the user should read it: what failed and what to do next."""
-    cause = f"{type(error).__name__}: {error}".strip()
-    if isinstance(error, ModelAuthenticationError):
-        advice = "check the API key in the server's environment"
-    elif isinstance(error, ModelRateLimitError):
-        advice = "the service is rate limiting: lower `concurrency` or `candidates`, or retry later"
-    elif isinstance(error, ModelConnectionError):
-        advice = "the service could not be reached: check its URL and that it is running"
-    elif isinstance(error, UnexpectedModelBehavior):
-        advice = "the model answered out of shape: try another judge model"
-    elif isinstance(error, ModelAPIError):
-        advice = "the model service failed: retry, or configure another judge"
-    else:
-        advice = "check the judge configuration, or use the embedded judge `local`"
-    if detail:
-        advice = f"{advice} ({detail})"
-    return f"Judge {judge} failed ({cause[:500]}): {advice}. No partial result was returned."
+def _shortlist_digest(judge: str, query: str, snippets: Sequence[Snippet]) -> str:
+    """The query and the shortlist's content, as one cache component: a shortlist judge's score for a snippet
+    holds only for that query among those rivals."""
+    digest = hashlib.blake2b(digest_size=16)
+    for snippet in snippets:
+        digest.update(JudgmentCache.key(judge, query, snippet)[2].encode())
+    return f"{query}\0{digest.hexdigest()}"

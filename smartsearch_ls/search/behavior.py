@@ -1,8 +1,10 @@
 """The judged search, the product: shortlist the scope's snippets, judge them, keep those that pass, say what was seen.
 
 The shortlist (`index.shortlist`: BM25 fused with embeddings) picks the `candidates` snippets worth judging; the
-judge (`judge.runner`) scores each; those at or above the threshold are ranked, overlapping snippets collapse
-into the best one, and each is focused on the lines a reader needs (`excerpt`). The shortlist runs in a worker
+judge (`judge.runner`) scores them, with the shortlist's evidence for a judge that weighs it; those at or above
+the threshold are ranked, overlapping snippets collapse into the best one, the tests among the first `limit` come
+after the implementation unless the question asks for tests (`file_kinds.implementation_first`), and each is
+focused on the lines a reader needs (`excerpt`). The shortlist runs in a worker
 thread, so a server's event loop keeps answering. Everything a user needs to trust the answer travels with it:
 coverage counts, whether every snippet in scope was judged, and a warning for each reason the answer may be
 incomplete. The engine (`engine`) calls it for prose queries, after any look-up of the names they contain.
@@ -11,13 +13,16 @@ incomplete. The engine (`engine`) calls it for prose queries, after any look-up 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import asks_for_documentation
-from smartsearch_ls.index.shortlist import Candidate, Shortlist, shortlist
-from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgmentCache
-from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
+from smartsearch_ls.discovery.file_kinds import implementation_first
+from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
+from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, Judged, JudgmentCache
+from smartsearch_ls.judge.local.features import query_terms, root_idf
+from smartsearch_ls.judge.runner import judge_snippets
 from smartsearch_ls.search.excerpt import evidence, focus
 from smartsearch_ls.search.result import Coverage, Match, SearchResult
 
@@ -39,24 +44,33 @@ async def behavior_search(
             documentation=asks_for_documentation(request.query),
         )
     )
-    snippets = [c.snippet for c in found.candidates]
-    with HEAVY_IMPORTS:  # Pydantic AI, imported by the first search that judges (usually already, by its judge)
-        from smartsearch_ls.judge.runner import judge_snippets
-
-    scores = await judge_snippets(judge, request.query, snippets, cache, on_judged) if snippets else []
+    shortlisted = [Evidence(c.snippet, c.lexical, c.cosine) for c in found.candidates]
+    idf = _idf(request.scopes, request.query)
+    scores = await judge_snippets(judge, request.query, shortlisted, cache, on_judged, idf) if shortlisted else []
     passing = sorted(
         ((c, s) for c, s in zip(found.candidates, scores, strict=True) if s >= request.threshold),
         key=lambda item: (-item[1], item[0].snippet.path, item[0].snippet.start_line),
     )
     kept = _collapse_overlaps(passing)
     judged_pairs = [(c.snippet, s) for c, s in passing]
-    matches = [_to_match(c, s, judged_pairs, request.query) for c, s in kept[: request.limit]]
-    coverage = _coverage(found, judged=len(snippets))
+    shown = implementation_first(kept[: request.limit], lambda item: item[0].snippet.path, request.query)
+    matches = [_to_match(c, s, judged_pairs, request.query) for c, s in shown]
+    coverage = _coverage(found, judged=len(shortlisted))
     warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
     if any(m.unsaved for m in matches):
         warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
-    judged_by = judge.name if snippets else None  # the contract: null when no judging happened
+    judged_by = judge.name if shortlisted else None  # the contract: null when no judging happened
     return SearchResult(matches, max(len(kept) - request.limit, 0), coverage, warnings, "behavior", judged_by)
+
+
+def _idf(scopes: Sequence[Scope], query: str) -> dict[str, float]:
+    """The rarity of the query's terms across the searched roots (each root counted once)."""
+    roots = list({id(scope.index): scope.index for scope in scopes}.values())
+    return root_idf(
+        lambda term: sum(index.bm25.frequency(term) for index in roots),
+        sum(index.bm25.live for index in roots),
+        query_terms(query),
+    )
 
 
 def _collapse_overlaps(passing: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:

@@ -6,24 +6,20 @@ judge), so every match labels test files and rounds its relevance the same way.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from smartsearch_ls.discovery.file_kinds import is_test
 
 if TYPE_CHECKING:
     from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
     from smartsearch_ls.search.request import Mode
 
-TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs)/|(^|/)test_[^/]*$|_test\.[^/.]+$|[._-](test|spec)\.[^/]+$|(^|/)conftest\.py$"
-)
-"""Test files by the conventions of pytest, Go, Jest and RSpec: labeled, not demoted."""
-
 
 def kind_of(path: str) -> Literal["test"] | None:
-    """`"test"` for a test file."""
-    return "test" if TEST_PATH.search(path) else None
+    """`"test"` for a test file (`discovery.file_kinds`)."""
+    return "test" if is_test(path) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 names the cause and what to do, never a half-judged result; the same server then answers the next search.
 
 One server serves the whole module; the judge is switched between faults with `didChangeConfiguration`,
-as an editor would. The retry policy for HTTP 429 (documented in `judge/runner.py`) is exercised too.
+as an editor would. The retry policy for HTTP 429 (documented in `judge/per_snippet.py`) is exercised too.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import pytest
 import pytest_asyncio
 from pygls.exceptions import JsonRpcException
 
+from smartsearch_ls.judge.per_snippet import RATE_LIMIT_RETRIES
 from smartsearch_ls.judge.prompt import read_snippet
-from smartsearch_ls.judge.runner import RATE_LIMIT_RETRIES
 from tests.conftest import SAMPLE_PROJECT, write_tree
 from tests.support.faults import FaultServer, Server, closed_port, launch, requests_for
 from tests.support.model_servers import _texts

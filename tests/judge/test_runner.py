@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.judgments import JudgeConfig, JudgeFailed, JudgmentCache
+from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, JudgeFailed, JudgmentCache
 from smartsearch_ls.judge.models import JudgeUnavailable, resolve_judge
 from smartsearch_ls.judge.runner import judge_snippets
 from tests.support.model_servers import ModelServer
@@ -68,52 +68,55 @@ async def test_the_snippet_is_framed_data_and_the_query_is_in_the_instructions()
     assert user.count("</source_snippet>") == 1  # the planted closing tag was neutralized
 
 
-class PreparingModel(FunctionModel):
-    """A FunctionModel that is shown a search's prompts first, as the embedded judge is."""
+class ShortlistStandIn:
+    """A judge that scores whole shortlists (as the embedded one does), recording what it was handed."""
 
-    def __init__(
-        self, calls: list[str], prepared: list[tuple[str, list[str], int]], fail: bool = False, stall: float = 0.0
-    ) -> None:
-        super().__init__(keyword_model(calls).function)
-        self.prepared, self.fail, self.stall, self.calls = prepared, fail, stall, calls
+    name = "shortlist"
 
-    async def prepare_batch(self, instructions: str, prompts: Sequence[str]) -> None:
+    def __init__(self, fail: bool = False, stall: float = 0.0) -> None:
+        self.calls: list[tuple[str, list[Evidence], dict[str, float]]] = []
+        self.fail, self.stall = fail, stall
+
+    async def score_shortlist(
+        self, query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float] | None
+    ) -> list[float]:
+        self.calls.append((query, list(shortlist), dict(idf or {})))
         await asyncio.sleep(self.stall)
         if self.fail:
-            raise RuntimeError("could not get ready")
-        self.prepared.append((instructions, list(prompts), len(self.calls)))
+            raise RuntimeError("could not score")
+        return [0.9 if "Expired" in e.snippet.text else 0.1 for e in shortlist]
 
 
-async def test_a_model_that_prepares_batches_sees_every_uncached_prompt_once_before_the_runs() -> None:
-    calls: list[str] = []
-    prepared: list[tuple[str, list[str], int]] = []
-    config = JudgeConfig(PreparingModel(calls, prepared), "preparing", concurrency=1)
+async def test_a_shortlist_judge_is_asked_once_per_search_with_the_evidence_and_a_model_once_per_snippet() -> None:
+    judge = ShortlistStandIn()
+    shortlist = [Evidence(SNIPPETS[0], lexical=3.5, cosine=0.4), Evidence(SNIPPETS[1])]
     cache = JudgmentCache()
-    await judge_snippets(config, "reject expired sessions", SNIPPETS[:1], cache)
-    scores = await judge_snippets(config, "reject expired sessions", SNIPPETS, cache)
-    assert scores == pytest.approx([0.81, 0.01])
-    (first_instructions, first_prompts, runs_before_first), (_, second_prompts, runs_before_second) = prepared
-    assert "reject expired sessions" in first_instructions
-    assert (runs_before_first, runs_before_second) == (0, 1)  # each search prepared before its own runs
-    assert first_prompts == calls[:1] and second_prompts == calls[1:]  # what the runs were sent, cached ones not again
-    assert len(second_prompts) == 1 and "billing.py" in second_prompts[0]
-
-
-async def test_a_failure_to_prepare_fails_the_search_before_any_run() -> None:
+    scores = await judge_snippets(JudgeConfig(judge, "shortlist"), "q", shortlist, cache, idf={"expir": 2.0})
+    assert scores == [0.9, 0.1]
+    ((query, seen, idf),) = judge.calls
+    assert (query, seen, idf) == ("q", shortlist, {"expir": 2.0})
+    assert await judge_snippets(JudgeConfig(judge, "shortlist"), "q", shortlist, cache) == scores
+    assert len(judge.calls) == 1  # the same shortlist again: from the cache
     calls: list[str] = []
-    config = JudgeConfig(PreparingModel(calls, [], fail=True), "preparing")
-    with pytest.raises(JudgeFailed, match=r"Judge preparing failed .*could not get ready"):
-        await judge_snippets(config, "q", SNIPPETS, JudgmentCache())
-    assert not calls
+    await judge_snippets(JudgeConfig(keyword_model(calls), "function"), "q", shortlist, JudgmentCache())
+    assert len(calls) == 2  # a Pydantic AI model: one request per snippet
 
 
-async def test_a_preparation_that_outlives_the_timeout_only_hands_the_work_to_the_runs() -> None:
-    calls: list[str] = []
-    config = JudgeConfig(PreparingModel(calls, [], stall=5.0), "preparing", timeout=0.3)
+async def test_a_shortlist_judge_sees_secrets_redacted() -> None:
+    judge = ShortlistStandIn()
+    leaky = Snippet("conf.py", 1, 1, 'API_KEY = "sk-live-abcdefghijklmnopqrstuvwx1234"', None)
+    await judge_snippets(JudgeConfig(judge, "shortlist"), "q", [leaky], JudgmentCache())
+    assert "abcdefghijklmnop" not in judge.calls[0][1][0].snippet.text
+
+
+async def test_a_shortlist_judge_that_fails_or_stalls_fails_the_search_with_its_name() -> None:
+    with pytest.raises(JudgeFailed, match=r"Judge shortlist failed .*could not score"):
+        await judge_snippets(JudgeConfig(ShortlistStandIn(fail=True), "shortlist"), "q", SNIPPETS, JudgmentCache())
     started = time.monotonic()
-    scores = await judge_snippets(config, "reject expired sessions", SNIPPETS, JudgmentCache())
+    with pytest.raises(JudgeFailed, match=r"did not score 2 snippets within 0.2 s"):
+        config = JudgeConfig(ShortlistStandIn(stall=5.0), "shortlist", timeout=0.2)
+        await judge_snippets(config, "q", SNIPPETS, JudgmentCache())
     assert time.monotonic() - started < 2
-    assert scores == pytest.approx([0.81, 0.01]) and len(calls) == 2  # every snippet judged by its own run
 
 
 async def test_one_failure_fails_the_search_and_names_the_judge() -> None:

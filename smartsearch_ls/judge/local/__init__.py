@@ -1,7 +1,7 @@
-"""The embedded `local` judge: MiniLM vectors (from `embedding/`) turned into a calibrated relevance, in-process.
+"""The embedded `local` judge: MiniLM vectors (from `embedding/`) and a learned ranker, in-process.
 
-`model.local_model()` is the judge for the name `local`: a Pydantic AI decision model that answers `Relevance`
-through an ordinary `Agent` run. `calibration` maps a cosine and a word overlap to a probability; `inert` spots
-snippets that perform nothing. The vectors themselves, and the cache the index's shortlist shares, are in
-`smartsearch_ls.embedding`.
+`model.local_judge()` is the judge for the name `local`: it scores a whole shortlist in one call from the
+evidence the shortlist gathered. `features` turns each candidate into the numbers `ranker` weighs (fitted in
+`bench/ranker/`); `inert` spots snippets that perform nothing. The vectors themselves, and the cache the index's
+shortlist shares, are in `smartsearch_ls.embedding`.
 """

@@ -20,17 +20,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.discovery.file_kinds import asks_for_tests, is_test
 from smartsearch_ls.index.terms import QUERY_STOP_WORDS, identifier_terms, meta_terms, text_terms
-from smartsearch_ls.judge.local.calibration import coverage
-from smartsearch_ls.judge.local.inert import performs_nothing
+from smartsearch_ls.judge.judgments import Evidence
 
 NAMES = (
     "cosine",
@@ -50,7 +47,6 @@ NAMES = (
     "example_path",
     "data_heavy",
     "lines",
-    "inert",
     "root_coverage",
 )
 """The columns of `features`, in order; the ranker's weights are stored by these names."""
@@ -66,17 +62,6 @@ _LITERAL_LINE = re.compile(r"""^\s*(?:[\w$.\-]+\s*[:=]\s*)?(?:["'`][^"'`]*["'`]|
 _BLANK_OR_COMMENT = re.compile(r"^\s*(?:$|#|//|/\*|\*|--)")
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """One candidate as the shortlist handed it over."""
-
-    snippet: Snippet
-    lexical: float
-    """Its BM25 score in its root (0 when it came in by meaning alone)."""
-    cosine: float
-    """The query's cosine with the snippet's embedded text."""
-
-
 def query_terms(query: str) -> tuple[str, ...]:
     """The index's terms of the words the query names (stop words out), in order, once each."""
     found: dict[str, None] = {}
@@ -87,8 +72,8 @@ def query_terms(query: str) -> tuple[str, ...]:
 
 
 def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]) -> npt.NDArray[np.float64]:
-    """One row of `NAMES` per candidate; `idf` gives each of the query's terms (`query_terms`) its rarity in the
-    candidates' root (a term it lacks counts as rare: it occurs in no indexed snippet)."""
+    """One row of `NAMES` per candidate, whose cosines must be known; `idf` gives each of the query's terms
+    (`query_terms`) its rarity in the candidates' root (a term it lacks counts as rare: no snippet holds it)."""
     rows = np.zeros((len(shortlist), len(NAMES)))
     if not shortlist:
         return rows
@@ -96,7 +81,7 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
     rarest = max(idf.values(), default=1.0)
     weights = {t: idf.get(t, rarest) for t in terms}
     total = sum(weights.values()) or 1.0
-    cosines = np.array([e.cosine for e in shortlist])
+    cosines = np.array([e.cosine if e.cosine is not None else 0.0 for e in shortlist])
     lexical = np.array([e.lexical for e in shortlist])
     cosine_rank = _ranks(cosines)
     lexical_rank = _ranks(lexical)
@@ -111,12 +96,12 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
         path_terms = meta_terms(s.path, None)
         test = is_test(s.path)
         rows[row] = (
-            item.cosine,
-            item.cosine - best_cosine,
+            cosines[row],
+            cosines[row] - best_cosine,
             math.log1p(cosine_rank[row]),
             item.lexical / best_lexical if best_lexical > 0 else 0.0,
             math.log1p(lexical_rank[row]) if item.lexical > 0 else math.log1p(len(shortlist)),
-            coverage(query, s.text if not s.symbol else f"{s.symbol} {s.text}"),
+            sum(1 for t in terms if t in body or t in named) / len(terms) if terms else 0.0,
             sum(w for t, w in weights.items() if t in named) / total,
             sum(w for t, w in weights.items() if t in path_terms) / total,
             sum(w for t, w in weights.items() if t in body) / total,
@@ -128,7 +113,6 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
             float(_EXAMPLE_FOLDERS.search(s.path) is not None and not test),
             _data_share(s.text),
             math.log1p(s.end_line - s.start_line + 1),
-            float(performs_nothing(s.path, s.text)),
             known,
         )
     return rows

@@ -97,15 +97,17 @@ async def start_indexing(server: SmartSearchServer) -> None:
         asyncio.get_running_loop().create_task(index_folder(server, folder))
 
 
-def _import_judge_runner() -> None:
-    """Import the judge runner, and with it Pydantic AI (~1 s of CPU).
+def import_model_judging(judge: str) -> None:
+    """Import the per-snippet judging of a Pydantic AI model judge, and with it Pydantic AI (~1 s of CPU), for a
+    judge other than `local` (which needs neither).
 
     Called after `initialized` and before indexing starts, not beside it: loading a persisted index is Python
-    work in this process too, and the two threads sharing the interpreter made both late (on `large`, restart
-    to first answer 5.1 -> 5.7-7.2 s, the model's load queued behind the import)."""
+    work in this process too, and the two sharing the interpreter made both late (`bench.server` measures it)."""
+    if judge.strip() == LOCAL:
+        return
     try:
         with HEAVY_IMPORTS:
-            importlib.import_module("smartsearch_ls.judge.runner")
+            importlib.import_module("smartsearch_ls.judge.per_snippet")
     except ImportError as error:  # the first search that judges imports it again and reports the failure
         log.warning("the judge runner could not be imported: %s", error)
 
@@ -213,7 +215,7 @@ def register(server: SmartSearchServer) -> None:
             ls.watcher = FolderWatcher(asyncio.get_running_loop(), ls.folders_disk_changed)
         ls.log_to_client(f"watch mode: {ls.watch_mode}")
         await _register(ls, registrations)
-        await asyncio.to_thread(_import_judge_runner)
+        await asyncio.to_thread(import_model_judging, ls.settings.judge.model)
         start_model_warmup(ls)
         await start_indexing(ls)
 

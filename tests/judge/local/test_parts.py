@@ -1,33 +1,10 @@
-"""The local judge's small parts: calibration features and the inert-snippet check."""
+"""The local judge's inert-snippet check."""
 
 from __future__ import annotations
 
 import pytest
 
-from smartsearch_ls.judge.local.calibration import answers, coverage, relevance_probability, words
 from smartsearch_ls.judge.local.inert import performs_nothing
-
-
-def test_words_split_identifiers_and_meet_across_inflections():
-    assert {"pars", "http", "dat"} <= words("parseHTTPDate(x)")
-    assert words("parse_http_date") == words("parseHTTPDate")
-    assert words("parsing dates") == words("parsed date")
-
-
-def test_coverage_counts_query_content_words_only():
-    code = "def read_config_file(path):\n    return toml.loads(open(path).read())"
-    assert coverage("read the config file", code) == 1.0
-    assert coverage("read the config file from a socket", code) == pytest.approx(3 / 4)
-    assert coverage("how is it done", code) == 0.0  # nothing but stop words
-
-
-def test_probability_rises_with_each_feature_and_answers_multiply_back_to_it():
-    assert relevance_probability(0.6, 0.5) > relevance_probability(0.3, 0.5)
-    assert relevance_probability(0.4, 1.0) > relevance_probability(0.4, 0.0)
-    for p in (0.0, 0.2, 0.5, 0.93, 1.0):
-        subject, action = answers(p)
-        assert 0 <= subject <= 1 and 0 <= action <= 1
-        assert subject * action == pytest.approx(p)
 
 
 @pytest.mark.parametrize(
