@@ -10,17 +10,12 @@ built with `Where`, a NaN guard after the softmax). The recipe:
 3. `quantize_dynamic(per_channel=True, weight_type=QInt8)`: the dense matmuls run on int8, attention as
    `QAttention` (int8 packed projection, float softmax).
 
-Measured on two AMD EPYC (Zen 3, AVX2, no VNNI) cores, 32 snippets at 128 tokens, one thread, session of
-`encoder.py`: 26.3 CPU-ms per snippet with the previous recipe (step 1 then step 3) -> 21.9 with this one; the
-int8 matmuls are then ~75% of the time, near this CPU's int8 peak, so little is left to fuse. Through `Embedder`
-on 128 real snippets (mean 96 tokens) it embeds 101-110 snippets/s on two threads (17.5-19 CPU-ms each), against
-68-74 with the previous recipe and session, and 83/s (23 CPU-ms) when every snippet fills all 128 tokens.
-Against the float reference (the pinned file run as is) on 2,572 click and zod snippets and 74 queries the
-vectors agree to a cosine median 0.992, min 0.980, and the query-to-snippet ranking to a Spearman 0.988 (top-10
-overlap 0.87), as the previous recipe did; per-tensor scales lose accuracy, so it stays per channel. `FastGelu`
-measured 3% faster than the exact form at the same agreement. The rewrite matches the pinned file's exported
-graph only; should an onnxruntime fold it into another shape, it is skipped with a warning and step 3 runs
-alone.
+After the rewrite the int8 matmuls are most of the time, near the CPU's int8 peak, so little is left to fuse.
+The vectors agree closely with the float reference (the pinned file run as is); per-tensor scales lose
+accuracy, so it stays per channel, and `FastGelu` is a little faster than the exact form at the same agreement
+(the figures and how they were taken: docs/design.md, "The embedded model"). The rewrite matches the pinned
+file's exported graph only; should an onnxruntime fold it into another shape, it is skipped with a warning and
+step 3 runs alone.
 
 It costs a few seconds once, so the result is cached on disk under a name keyed by the source hash and
 `RECIPE`, written atomically, with its own sha256 beside it so a damaged cache entry is rebuilt, not loaded.

@@ -37,7 +37,8 @@ from smartsearch_ls.index.gc_pause import gc_paused
 log = logging.getLogger(__name__)
 
 PARALLEL_MIN_FILES = 300
-"""Measured: two workers take ~0.3 s to start and import; below a few hundred files that does not pay."""
+"""Starting and importing two worker interpreters costs a fraction of a second; below a few hundred files that
+does not pay (`python -m bench.engine` times the cold build)."""
 
 SHARES_PER_WORKER = 2
 """A few shares per worker keep both cores busy to the end and give progress reports; each costs a merge."""
