@@ -154,7 +154,8 @@ def to_json(result: SearchResult) -> dict[str, Any]:
 
 def _print_human(result: SearchResult) -> None:
     for match in result.matches:
-        print(f"{match.path}:{match.start_line}-{match.end_line}  {match.relevance:.2f}  {match.symbol or ''}".rstrip())
+        label = f"{match.symbol or ''}  [test]" if match.kind == "test" else match.symbol or ""
+        print(f"{match.path}:{match.start_line}-{match.end_line}  {match.relevance:.2f}  {label}".rstrip())
         for line in match.excerpt.splitlines():
             print(f"    {line}")
         print()

@@ -53,6 +53,13 @@ def test_human_output_and_a_warm_second_run(project: Path, model_server: ModelSe
     assert run(args, model_server, tmp_path).stdout == first.stdout
 
 
+def test_human_output_labels_a_match_from_a_test_file(project: Path, tmp_path: Path) -> None:
+    done = run(["query", "test_expired_session_is_rejected", "--root", str(project)], None, tmp_path)
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("tests/test_sessions.py:") and first.endswith("test_expired_session_is_rejected  [test]")
+
+
 def test_exit_codes(project: Path, model_server: ModelServer, tmp_path: Path) -> None:
     none = run(
         ["query", "quantum entanglement", "--root", str(project), "--judge", "system-one:test"], model_server, tmp_path

@@ -134,8 +134,8 @@ def _behavior_warnings(
         )
     if not coverage.complete and found.snippets and found.dense_used:
         warnings.append(
-            f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical and semantic shortlist; "
-            "the rest ranked lower on both. Raise `candidates` or narrow the directory/glob."
+            f"Judged the {coverage.judged} of {coverage.snippets} snippets that ranked best by their words and "
+            "meaning; the others ranked lower on both and were not judged."
         )
     elif not coverage.complete and found.snippets:
         if found.matched > len(found.candidates):

@@ -152,7 +152,7 @@ async def test_a_search_reports_semantic_coverage(index: RootIndex) -> None:
     assert full.coverage.semantic == 1.0
     assert full.matches[0].symbol == TARGET
     assert not any("not embedded yet" in w for w in full.warnings)
-    assert any("lexical and semantic shortlist" in w for w in full.warnings)
+    assert any("ranked best by their words and meaning" in w for w in full.warnings)
 
     lexical = await search(SearchRequest(QUERY, [Scope(index)], candidates=2, mode="behavior"), judge, JudgmentCache())
     assert lexical.coverage.semantic is None
