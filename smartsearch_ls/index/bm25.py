@@ -29,6 +29,9 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
+COMPACT_AFTER = 1000
+"""Retired documents left in the postings before a compaction is worth its pass (see `compact_if_due`)."""
+
 K1 = 1.2
 B = 0.75
 META_BOOST = 0.75
@@ -140,6 +143,8 @@ class Bm25Index:
         self.alive = bytearray()
         self.live = 0
         self.live_length = 0.0
+        self.stale = 0
+        """Retired documents whose postings are still in the tables (until `compact`)."""
 
     def add(self, body: Mapping[str, int], meta: Iterable[str]) -> int:
         """Index a document; returns its id."""
@@ -171,6 +176,7 @@ class Bm25Index:
             self.alive[doc] = 0
             self.live -= 1
             self.live_length -= self.lengths[doc]
+            self.stale += 1
 
     @property
     def retired(self) -> int:
@@ -190,6 +196,7 @@ class Bm25Index:
         self.body, self.meta = Postings(state.body), Postings(state.meta)  # cut out term by term, when used
         self.lengths, self.alive = array("f", state.lengths), bytearray(state.alive)  # `packed()` shares them
         self.live, self.live_length = state.live, state.live_length
+        self.stale = self.retired  # not persisted: at worst the first compaction comes early
 
     def absorb(self, other: Packed) -> int:
         """Append another index's documents (built in parallel elsewhere); returns the id offset given to them."""
@@ -201,6 +208,15 @@ class Bm25Index:
         self.live += other.live
         self.live_length += other.live_length
         return offset
+
+    def compact_if_due(self) -> bool:
+        """Compact once the retired documents still in the postings are many (`COMPACT_AFTER`, or a quarter of
+        the live ones): every edit of a file retires all its snippets, so a session of typing would otherwise
+        grow the tables without end, and a compaction costs a pass over all of them."""
+        if self.stale <= max(COMPACT_AFTER, self.live // 4):
+            return False
+        self.compact()
+        return True
 
     def compact(self) -> None:
         """Drop retired documents from the postings (ids stay stable); worth it once they are many."""
@@ -214,6 +230,7 @@ class Bm25Index:
                     arrays[term] = array("i", kept.tobytes())
                 else:
                     del arrays[term]
+        self.stale = 0
 
     def frequency(self, term: str) -> int:
         """How many snippets hold `term` in their body (retired ones included until a compaction drops them)."""

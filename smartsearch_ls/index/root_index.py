@@ -114,8 +114,7 @@ class RootIndex:
         if self.cache_dir is None:
             return False
         with self.lock:
-            if self.bm25.retired > max(1000, self.bm25.live // 4):
-                self.bm25.compact()
+            self.bm25.compact_if_due()
             # An unsaved buffer is persisted as "changed on disk", so the next process re-reads the file.
             files = {
                 path: FileEntry(None, "", None, e.docs, e.declarations, e.lines) if e.unsaved else e
@@ -247,6 +246,7 @@ class RootIndex:
     def _put(self, path: str, read: ReadFile, *, unsaved: bool) -> None:
         self._drop(path)
         self.files[path] = index_text(self.bm25, self.snippets, path, read, unsaved=unsaved)
+        self.bm25.compact_if_due()  # edits retire snippets: without this, typing grows the index for good
         self.generation += 1
 
     def _drop(self, path: str) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from smartsearch_ls.discovery.reading import SkipReason
 from smartsearch_ls.index import bulk, root_index
+from smartsearch_ls.index.bm25 import COMPACT_AFTER
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
 from tests.conftest import SAMPLE_PROJECT, write_tree
@@ -262,3 +263,22 @@ def test_workers_import_the_indexer_only_not_the_judge_or_the_server() -> None:
     probe = f"{bulk.WORKER_COMMAND.split(';')[0]}; import sys; print([m for m in sys.modules if m.startswith({heavy})])"
     loaded = subprocess.run([sys.executable, "-P", "-c", probe], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def postings_entries(index: RootIndex) -> int:
+    tables = (index.bm25.body.unpack_all(), index.bm25.meta.unpack_all())
+    return sum(len(values) for table in tables for values in table.values())
+
+
+def test_typing_in_a_buffer_does_not_grow_the_postings_for_good(project: Path) -> None:
+    """Each edit retires every snippet of the file; 2,000 edits of one buffer grew the server by ~60 MB."""
+    index = RootIndex(project)
+    index.refresh()
+    path = "auth/sessions.py"
+    original = (project / path).read_text()
+    settled = postings_entries(index)
+    for keystroke in range(2000):
+        assert index.update_text(path, original + f"\nLAST_KEY = {keystroke}\n")
+    assert postings_entries(index) < 2 * settled + 40 * COMPACT_AFTER
+    found = shortlist([Scope(index)], "LAST_KEY", 5)
+    assert [c.snippet.path for c in found.candidates][:1] == [path]
