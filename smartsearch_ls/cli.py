@@ -31,6 +31,7 @@ from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import Intent, InvalidQuery, Mode, SearchRequest, parse_params
 from smartsearch_ls.search.result import Match, SearchResult, summary
 from smartsearch_ls.search.routing import route
+from smartsearch_ls.search.why import Why
 from smartsearch_ls.search.wire import result_wire
 from smartsearch_ls.settings import Settings, merge
 
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--exclude", action="append", default=[], help="glob never indexed nor judged (repeatable)")
     query.add_argument("--cache-dir", help="where the persisted index lives")
     query.add_argument("--json", action="store_true", help="print one JSON object")
+    query.add_argument("--explain", action="store_true", help="say under each match why it ranked")
     return parser
 
 
@@ -134,7 +136,7 @@ async def _query(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(to_json(result), indent=2))
     else:
-        _print_human(result)
+        _print_human(result, explain=args.explain)
     return 0 if result.matches else 1
 
 
@@ -152,12 +154,26 @@ def to_json(result: SearchResult) -> dict[str, Any]:
     return result_wire(result, place, lambda path: path.as_uri(), lambda u: {"path": u.path, "line": u.line})
 
 
-def _print_human(result: SearchResult) -> None:
+def explained(why: Why) -> str:
+    """A match's evidence on one line, as a person reads it."""
+    places = [f"{place}: {', '.join(terms)}" for place, terms in (("name", why.name), ("path", why.path),
+              ("code", why.body)) if terms]  # fmt: skip
+    parts = ["words in " + "; ".join(places) if places else "none of the question's words"]
+    if why.semantic is not None:
+        parts.append(f"meaning {why.semantic:.2f}")
+    if why.factors:
+        parts.append("weighed most: " + ", ".join(f"{name} ({effect:+.1f})" for name, effect in why.factors))
+    return " | ".join(parts)
+
+
+def _print_human(result: SearchResult, *, explain: bool = False) -> None:
     for match in result.matches:
         label = f"{match.symbol or ''}  [test]" if match.kind == "test" else match.symbol or ""
         print(f"{match.path}:{match.start_line}-{match.end_line}  {match.relevance:.2f}  {label}".rstrip())
         for line in match.excerpt.splitlines():
             print(f"    {line}")
+        if explain and match.why is not None:
+            print(f"    why: {explained(match.why)}")
         print()
     if result.omitted_matches:
         more = "match" if result.omitted_matches == 1 else "matches"

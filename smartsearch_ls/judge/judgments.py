@@ -51,6 +51,17 @@ class ShortlistJudge(Protocol):
         ...
 
 
+@runtime_checkable
+class ExplainsShortlists(Protocol):
+    """A shortlist judge that can say what weighed most in each candidate's score."""
+
+    async def factors(
+        self, query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float] | None
+    ) -> list[tuple[tuple[str, float], ...]]:
+        """Per candidate, `(what, effect on the log-odds)` pairs, largest first."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class JudgeConfig:
     """Which judge, and how hard to push it."""

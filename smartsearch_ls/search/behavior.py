@@ -20,11 +20,12 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.discovery.file_kinds import implementation_first
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
-from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, Judged, JudgmentCache
+from smartsearch_ls.judge.judgments import Evidence, ExplainsShortlists, JudgeConfig, Judged, JudgmentCache
 from smartsearch_ls.judge.local.features import query_terms, root_idf
 from smartsearch_ls.judge.runner import judge_snippets
 from smartsearch_ls.search.excerpt import evidence, focus
 from smartsearch_ls.search.result import Coverage, Match, SearchResult
+from smartsearch_ls.search.why import why
 
 if TYPE_CHECKING:
     from smartsearch_ls.search.request import SearchRequest
@@ -54,7 +55,8 @@ async def behavior_search(
     kept = _collapse_overlaps(passing)
     judged_pairs = [(c.snippet, s) for c, s in passing]
     shown = implementation_first(kept[: request.limit], lambda item: item[0].snippet.path, request.query)
-    matches = [_to_match(c, s, judged_pairs, request.query) for c, s in shown]
+    factors = await _factors(judge, request.query, shortlisted, idf) if shown else {}
+    matches = [_to_match(c, s, judged_pairs, request.query, factors.get(id(c.snippet), ())) for c, s in shown]
     coverage = _coverage(found, judged=len(shortlisted))
     warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
     if any(m.unsaved for m in matches):
@@ -89,16 +91,34 @@ def _collapse_overlaps(passing: list[tuple[Candidate, float]]) -> list[tuple[Can
     return kept
 
 
-def _to_match(candidate: Candidate, score: float, passing: list[tuple[Snippet, float]], query: str) -> Match:
+async def _factors(
+    judge: JudgeConfig, query: str, shortlisted: list[Evidence], idf: dict[str, float]
+) -> dict[int, tuple[tuple[str, float], ...]]:
+    """What weighed most in each candidate's score, by snippet identity, for a judge that can say it."""
+    if not isinstance(judge.model, ExplainsShortlists):
+        return {}
+    found = await judge.model.factors(query, shortlisted, idf)
+    return {id(e.snippet): reasons for e, reasons in zip(shortlisted, found, strict=True)}
+
+
+def _to_match(
+    candidate: Candidate,
+    score: float,
+    passing: list[tuple[Snippet, float]],
+    query: str,
+    factors: tuple[tuple[str, float], ...],
+) -> Match:
     snippet = candidate.snippet
+    excerpt = focus(snippet, query, evidence(snippet, passing))
     return Match.of(
         candidate.index.root,
         snippet.path,
-        focus(snippet, query, evidence(snippet, passing)),
+        excerpt,
         (snippet.start_line, snippet.end_line),
         symbol=snippet.symbol,
         relevance=score,
         unsaved=candidate.unsaved,
+        why=why(query, snippet, excerpt, candidate.cosine, factors),
     )
 
 

@@ -15,6 +15,7 @@ from smartsearch_ls.discovery.file_kinds import is_test
 if TYPE_CHECKING:
     from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
     from smartsearch_ls.search.request import Mode
+    from smartsearch_ls.search.why import Why
 
 
 def kind_of(path: str) -> Literal["test"] | None:
@@ -40,6 +41,8 @@ class Match:
     """The text came from an editor buffer that is not saved yet."""
     source: str | None = None
     """How it was found: `declaration`, `reference`, `import`, `judged`, `path`, `related` (README, "Query shapes")."""
+    why: Why | None = None
+    """The evidence behind a judged match's score; None for a look-up's match."""
 
     @classmethod
     def of(
@@ -53,6 +56,7 @@ class Match:
         relevance: float,
         unsaved: bool = False,
         source: str | None = None,
+        why: Why | None = None,
     ) -> Match:
         """A match showing `excerpt` (`(start_line, end_line, text)`) of the snippet (or declaration) whose lines
         `snippet` spans, in `path` under `root`; test files are labeled and the relevance rounded to 3 places."""
@@ -70,6 +74,7 @@ class Match:
             excerpt=text,
             unsaved=unsaved,
             source=source,
+            why=why,
         )
 
 

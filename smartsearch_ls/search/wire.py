@@ -39,6 +39,7 @@ def result_wire(
                 "excerpt": m.excerpt,
                 "unsaved": m.unsaved,
                 "source": m.source,
+                "why": m.why.wire() if m.why is not None else None,
             }
             for m in result.matches
         ],

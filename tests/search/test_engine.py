@@ -9,10 +9,12 @@ import pytest
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
+from smartsearch_ls.judge.local.model import local_judge
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
 from smartsearch_ls.search.routing import route
+from smartsearch_ls.search.wire import result_wire
 from tests.conftest import SAMPLE_PROJECT, write_tree
 from tests.support.judges import coverage_judge
 
@@ -97,3 +99,19 @@ async def test_symbol_and_path_modes_answer_without_a_judge(index: RootIndex) ->
     assert result.matches[0].start_line == 22 and result.matches[0].excerpt.startswith("    def create")
     result = await search(SearchRequest("invoice.py", [Scope(index)]), None, JudgmentCache())
     assert result.mode == "path" and result.matches[0].path == "billing/invoice.py"
+
+
+async def test_a_judged_match_says_why_it_ranked(index: RootIndex) -> None:
+    local = JudgeConfig(local_judge(), "local")
+    result = await search(SearchRequest("reject expired sessions", [Scope(index)]), local, JudgmentCache())
+    best = result.matches[0]
+    assert best.path == "auth/sessions.py" and best.why is not None
+    assert {"expired", "sessions"} <= set(best.why.body) and "sessions" in best.why.path
+    assert best.why.semantic is None or 0 < best.why.semantic <= 1
+    assert best.why.lines and all(best.start_line <= line <= best.end_line for line in best.why.lines)
+    assert len(best.why.factors) == 3 and all(isinstance(effect, float) for _, effect in best.why.factors)
+    wired = result_wire(result, lambda m: {}, lambda p: p.as_uri(), lambda u: None)["matches"][0]["why"]
+    assert set(wired) == {"words", "semantic", "lines", "factors"} and wired["words"]["body"]
+    request = SearchRequest("reject expired sessions", [Scope(index)])
+    by_function = await search(request, coverage_judge(), JudgmentCache())
+    assert by_function.matches[0].why is not None and by_function.matches[0].why.factors == ()  # a model says no more

@@ -51,6 +51,37 @@ NAMES = (
 )
 """The columns of `features`, in order; the ranker's weights are stored by these names."""
 
+LABELS = {
+    "cosine": "meaning (cosine)",
+    "cosine_gap": "meaning, against the best candidate",
+    "cosine_rank": "rank by meaning",
+    "lexical": "words (BM25), against the best candidate",
+    "lexical_rank": "rank by words",
+    "coverage": "share of the question's words in it",
+    "name_coverage": "question's words in the name",
+    "path_coverage": "question's words in the path",
+    "body_coverage": "question's rare words in the code",
+    "declaration": "a whole declaration",
+    "module_header": "a file's header",
+    "test_unasked": "a test",
+    "documentation": "documentation",
+    "data_file": "a data or config file",
+    "example_path": "under examples, fixtures or docs",
+    "data_heavy": "mostly literals",
+    "lines": "size",
+    "root_coverage": "question's words in the project",
+}
+"""How each feature reads in a match's `why`."""
+
+_FLAGS = frozenset({"declaration", "module_header", "test_unasked", "documentation", "data_file", "example_path"})
+
+
+def label(name: str, value: float) -> str:
+    """A feature as a person reads it: a flag that is off is said as such (`not a test`), since a weight is
+    measured against the average candidate and being no test is then what counted."""
+    return f"not {LABELS[name]}" if name in _FLAGS and value == 0 else LABELS[name]
+
+
 _DATA_SUFFIXES = frozenset(
     ".json .jsonl .yaml .yml .toml .ini .cfg .conf .xml .html .htm .csv .tsv .txt .lock .svg .css .scss .map"
     " .properties .env .sql".split()

@@ -25,7 +25,7 @@ from smartsearch_ls.embedding.cache import EmbeddingCache
 from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.embedding.loading import load_encoder
 from smartsearch_ls.judge.judgments import Evidence
-from smartsearch_ls.judge.local.features import features, query_terms
+from smartsearch_ls.judge.local.features import features, label, query_terms
 from smartsearch_ls.judge.local.inert import performs_nothing
 from smartsearch_ls.judge.local.ranker import Ranker, shipped_ranker
 
@@ -60,14 +60,22 @@ class LocalJudge:
         and equally rare."""
         if not shortlist:
             return []
-        if idf is None:
-            idf = dict.fromkeys(query_terms(query), 1.0)
         complete = await self._with_cosines(query, shortlist)
-        scores = self.ranker.relevance(features(query, complete, idf))
+        scores = self.ranker.relevance(features(query, complete, idf if idf is not None else _even(query)))
         return [
             min(float(score), INERT_CEILING) if performs_nothing(e.snippet.path, e.snippet.text) else float(score)
             for score, e in zip(scores, shortlist, strict=True)
         ]
+
+    async def factors(
+        self, query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float] | None
+    ) -> list[tuple[tuple[str, float], ...]]:
+        """For each candidate, what weighed most in its score (`ExplainsShortlists`), as readable labels."""
+        if not shortlist:
+            return []
+        complete = await self._with_cosines(query, shortlist)
+        rows = features(query, complete, idf if idf is not None else _even(query))
+        return [tuple((label(name, value), effect) for name, value, effect in row) for row in self.ranker.factors(rows)]
 
     async def _with_cosines(self, query: str, shortlist: Sequence[Evidence]) -> list[Evidence]:
         """The shortlist with every cosine known: the shortlist's own where it had one, else from the vector of
@@ -100,6 +108,11 @@ class LocalJudge:
                 while len(self._queries) > QUERY_CACHE_SIZE:
                     self._queries.popitem(last=False)
         return vector
+
+
+def _even(query: str) -> dict[str, float]:
+    """Rarities for a shortlist of no known root: every word of the question present, and all equally rare."""
+    return dict.fromkeys(query_terms(query), 1.0)
 
 
 def _embedded_text(evidence: Evidence) -> str:

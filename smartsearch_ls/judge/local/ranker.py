@@ -66,6 +66,10 @@ class Logistic:
     def probabilities(self, rows: Rows) -> Rows:
         return 1.0 / (1.0 + np.exp(-np.clip(self.logits(rows), -40.0, 40.0)))
 
+    def contributions(self, rows: Rows) -> Rows:
+        """Each feature's share of each row's logit, against a row at the fitted center."""
+        return ((rows - self.center) / self.scale) * self.weights
+
     @classmethod
     def from_json(cls, document: dict[str, object], names: tuple[str, ...]) -> Logistic:
         if tuple(document["features"]) != names:  # type: ignore[arg-type]
@@ -125,6 +129,13 @@ class Ranker:
         answered = float(self.question.probabilities(question_features(rows, logits)[None, :])[0])
         odds = np.exp(np.clip(logits - logits.max(), -40.0, 0.0))  # against the best, through the sigmoid's odds
         return answered * odds**self.sharpness
+
+    def factors(self, rows: Rows, top: int = 3) -> list[tuple[tuple[str, float, float], ...]]:
+        """For each row, the `top` features of the candidate model that moved its score most, as `(feature, its
+        value, its effect on the log-odds)`, largest effect first."""
+        effects = self.candidate.contributions(rows)
+        order = np.argsort(-np.abs(effects), axis=1)[:, :top]
+        return [tuple((NAMES[j], float(rows[i, j]), float(effects[i, j])) for j in order[i]) for i in range(len(rows))]
 
     @classmethod
     def from_json(cls, document: dict[str, object]) -> Ranker:
