@@ -22,6 +22,7 @@ from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import Progress as IndexProgress
 from smartsearch_ls.index.root_index import RefreshStats, RootIndex
 from smartsearch_ls.search.symbols.index import symbol_index
+from smartsearch_ls.server.tasks import spawn
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +157,7 @@ class Folders:
         finally:
             folder.ready.set()
         if folder.error is None:
-            folder.symbols = asyncio.get_running_loop().create_task(self._prepare_symbols(index))
+            folder.symbols = spawn(self._prepare_symbols(index))
         self.embed_in_background(folder)
 
     async def _prepare_symbols(self, index: RootIndex) -> None:
@@ -190,7 +191,7 @@ class Folders:
         """Embed the folder's snippets that have no vector yet, a small batch at a time, at low priority."""
         if folder.dense is None or (folder.embedding is not None and not folder.embedding.done()):
             return
-        folder.embedding = asyncio.get_running_loop().create_task(self._embed(folder, folder.dense, delay))
+        folder.embedding = spawn(self._embed(folder, folder.dense, delay))
 
     async def _embed(self, folder: Folder, dense: DenseIndex, delay: float) -> None:
         root = folder.index.root
@@ -277,7 +278,7 @@ class Folders:
             folder.first_change = time.monotonic()
         task = self._flusher.get(root)
         if task is None or task.done():
-            self._flusher[root] = asyncio.get_running_loop().create_task(self._settle_then_flush(folder))
+            self._flusher[root] = spawn(self._settle_then_flush(folder))
 
     async def _settle_then_flush(self, folder: Folder) -> None:
         pending = -1
@@ -327,7 +328,7 @@ class Folders:
         if (timer := self._persister.pop(root, None)) is not None:
             timer.cancel()
         loop = asyncio.get_running_loop()
-        self._persister[root] = loop.call_later(PERSIST_AFTER_SECONDS, lambda: loop.create_task(self._persist(folder)))
+        self._persister[root] = loop.call_later(PERSIST_AFTER_SECONDS, lambda: spawn(self._persist(folder)))
 
     async def _persist(self, folder: Folder) -> None:
         async with folder.job:

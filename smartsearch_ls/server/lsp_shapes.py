@@ -76,7 +76,7 @@ SYMBOL_KINDS: dict[str, types.SymbolKind] = {
     "field": types.SymbolKind.Field,
     "property": types.SymbolKind.Property,
     "constructor": types.SymbolKind.Constructor,
-    "type": types.SymbolKind.TypeParameter,
+    "type_parameter": types.SymbolKind.TypeParameter,
 }
 
 

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from lsprotocol import types
 
+from smartsearch_ls.server.tasks import spawn
+
 if TYPE_CHECKING:
     from pygls.progress import Progress as WorkDoneProgress
 
@@ -96,7 +98,7 @@ class EmbeddingReporter:
         self._finished.discard(root)
         if current is None:
             self._progress[root] = Progress(self._server, None)  # a placeholder until the token exists
-            asyncio.get_running_loop().create_task(self._begin(root, message))
+            spawn(self._begin(root, message))
         else:
             current.report(message, embedded, total)
 

@@ -27,6 +27,7 @@ from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 from smartsearch_ls.server.app import SmartSearchServer
 from smartsearch_ls.server.folders import Folder
 from smartsearch_ls.server.progress import Progress
+from smartsearch_ls.server.tasks import spawn
 from smartsearch_ls.server.watcher import FolderWatcher
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ async def start_indexing(server: SmartSearchServer) -> None:
     for folder in list(server.folders.folders.values()):
         if server.watcher is not None:
             server.watcher.watch(folder.index.root)
-        asyncio.get_running_loop().create_task(index_folder(server, folder))
+        spawn(index_folder(server, folder))
 
 
 def import_model_judging(judge: str) -> None:
@@ -118,7 +119,7 @@ def start_model_warmup(server: SmartSearchServer) -> None:
         return
     if server.model_warmup is not None:
         return  # loading, loaded, or failed with a reason the search that needs the model will repeat
-    server.model_warmup = asyncio.get_running_loop().create_task(warm_local_model(server))
+    server.model_warmup = spawn(warm_local_model(server))
 
 
 async def warm_local_model(server: SmartSearchServer) -> None:
@@ -171,7 +172,7 @@ def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> 
         return
     server.folders = server.new_folders()
     add_folders(server)
-    asyncio.get_running_loop().create_task(start_indexing(server))
+    spawn(start_indexing(server))
 
 
 def register(server: SmartSearchServer) -> None:
@@ -243,7 +244,7 @@ def register(server: SmartSearchServer) -> None:
                 folder = ls.folders.add(Path(path))
                 if ls.watcher is not None:
                     ls.watcher.watch(folder.index.root)
-                asyncio.get_running_loop().create_task(index_folder(ls, folder))
+                spawn(index_folder(ls, folder))
 
     @server.feature(types.EXIT)
     def exit_now(ls: SmartSearchServer, params: None) -> None:

@@ -52,8 +52,9 @@ def scopes_for(server: SmartSearchServer, params: QueryParams) -> list[Scope]:
     return [Scope(folders[root].index, prefix, globs)]
 
 
-async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> list[str]:
-    """Wait up to the bound for the scopes' folders; a warning for each one not ready or broken."""
+async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> tuple[list[str], bool]:
+    """Wait up to the bound for the scopes' folders; a warning for each one not ready or broken, and whether
+    every one was ready."""
     warnings: list[str] = []
     folders = [server.folders.folders[s.index.root] for s in scopes if s.index.root in server.folders.folders]
     waiting = [f.ready.wait() for f in folders if not f.ready.is_set()]
@@ -71,7 +72,7 @@ async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> li
             )
         elif folder.error:
             warnings.append(f"{folder.index.root} could not be indexed: {folder.error}")
-    return warnings
+    return warnings, all(folder.ready.is_set() for folder in folders)
 
 
 async def judge_for(server: SmartSearchServer) -> JudgeConfig:
@@ -89,7 +90,7 @@ async def run_search(
 ) -> tuple[SearchResult, bool]:
     """Search with progress and errors mapped to LSP; returns the result and whether all indexes were ready."""
     scopes = scopes_for(server, params)
-    warnings = await wait_for_indexes(server, scopes)
+    warnings, ready = await wait_for_indexes(server, scopes)
     await server.folders.flush_all()
     routed = mode or route(params.query)
     settings = server.settings
@@ -134,7 +135,6 @@ async def run_search(
         server.folders.search_finished()
     if (redacted := redactions.warning()) is not None:
         result = replace(result, warnings=[*result.warnings, redacted])
-    ready = not any("still being indexed" in w for w in result.warnings)
     if not ready and result.coverage.complete:
         result = replace(result, coverage=replace(result.coverage, complete=False))
     end = f"{len(result.matches)} matches; {summary(result.coverage)}"
