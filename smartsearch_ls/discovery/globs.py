@@ -37,6 +37,9 @@ def _translate(glob: str) -> str:
         elif c == "?":
             out.append("[^/]")
             i += 1
+        elif c == "\\" and i + 1 < n:  # an escaped character stands for itself, as ripgrep reads it
+            out.append(re.escape(glob[i + 1]))
+            i += 2
         elif c == "[":
             end = glob.find("]", i + 2)
             if end < 0:
