@@ -1,11 +1,11 @@
-"""`smartsearch query ...`: the engine at a terminal, for people and scripts.
+"""`smartsearch query ...`: the engine at a terminal, for people and scripts; `smartsearch mcp`: for agents.
 
 The index is persisted between runs (like the server's), so the second query on a root starts warm; so are the
 snippet vectors a search with the embedded judge computed, so a later query does not embed them again.
 Output follows ripgrep's habits: 1-based lines, `path:start-end` first, exit 0 with matches, 1 with none,
 2 on an error with the message on stderr. `--json` prints one object: the contract's result with lines
-instead of LSP ranges. What a search of one folder takes (settings, params, the index, the JSON) is in
-`folder_search`.
+instead of LSP ranges. What a search of one folder takes (settings, params, the index, the JSON) is shared with
+the MCP server in `folder_search`; `mcp` takes the same settings and hands them to `mcp_server`.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from typing import get_args
@@ -51,11 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     query.add_argument("--json", action="store_true", help="print one JSON object")
     _add_settings(query)
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve agents over MCP (stdio)",
+        description="Serve the `smart_search` tool to an MCP client over stdio (needs the `mcp` extra).",
+    )
+    _add_settings(mcp)
+    mcp.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return parser
 
 
 def _add_settings(parser: argparse.ArgumentParser) -> None:
-    """The settings a command takes, named after the server's."""
+    """The settings both commands take, named after the server's."""
     parser.add_argument("--judge", help="judge model: `local` (default) or any Pydantic AI model name")
     parser.add_argument("--threshold", type=float, help="relevance a match needs (0-1, default 0.5)")
     parser.add_argument("--concurrency", type=int, help="judgments in flight at once (default 8)")
@@ -68,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
     args = build_parser().parse_args(argv)
     try:
-        code = asyncio.run(_query(args))
+        code = asyncio.run(_query(args)) if args.command == "query" else _serve_mcp(args)
     except FAILURES as error:
         print(f"smartsearch: {error}", file=sys.stderr)
         code = 2
@@ -118,6 +126,19 @@ async def _query(args: argparse.Namespace) -> int:
     else:
         _print_human(result)
     return 0 if result.matches else 1
+
+
+def _serve_mcp(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    logging.basicConfig(stream=sys.stderr, level=args.log_level, format="smartsearch mcp: %(levelname)s %(message)s")
+    try:
+        from smartsearch_ls.mcp_server import serve  # the SDK and its web stack, only for this command
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] not in ("mcp", "mcp_types"):
+            raise
+        raise ValueError(f"{error}: install the MCP extra, pip install 'smartsearch-ls[mcp]'") from None
+    serve(settings)
+    return 0
 
 
 def _print_human(result: SearchResult) -> None:
