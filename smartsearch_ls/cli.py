@@ -1,39 +1,38 @@
-"""`smartsearch query ...`: the engine at a terminal, for people and scripts.
+"""`smartsearch query ...`: the engine at a terminal, for people and scripts; `smartsearch mcp`: for agents.
 
 The index is persisted between runs (like the server's), so the second query on a root starts warm; so are the
 snippet vectors a search with the embedded judge computed, so a later query does not embed them again.
 Output follows ripgrep's habits: 1-based lines, `path:start-end` first, exit 0 with matches, 1 with none,
 2 on an error with the message on stderr. `--json` prints one object: the contract's result with lines
-instead of LSP ranges.
+instead of LSP ranges. What a search of one folder takes (settings, params, the index, the JSON) is shared with
+the MCP server in `folder_search`; `mcp` takes the same settings and hands them to `mcp_server`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
+import logging
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, get_args
+from typing import get_args
 
 from smartsearch_ls import __version__
-from smartsearch_ls.discovery.errors import DiscoveryError
-from smartsearch_ls.discovery.globs import GlobSet
-from smartsearch_ls.index.dense import DenseIndex
-from smartsearch_ls.index.gc_pause import gc_paused
-from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgeFailed, JudgmentCache
-from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, configured_judge
-from smartsearch_ls.search.engine import search
-from smartsearch_ls.search.request import Intent, InvalidQuery, Mode, SearchRequest, parse_params
-from smartsearch_ls.search.result import Match, SearchResult, summary
-from smartsearch_ls.search.routing import route
+from smartsearch_ls.folder_search import (
+    FAILURES,
+    FolderIndex,
+    folder_of,
+    judge_for,
+    search_folder,
+    settings_from,
+    to_json,
+)
+from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.search.request import Intent, Mode, parse_params
+from smartsearch_ls.search.result import SearchResult, summary
 from smartsearch_ls.search.why import Why
-from smartsearch_ls.search.wire import result_wire
-from smartsearch_ls.settings import Settings, merge
+from smartsearch_ls.settings import Settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,29 +45,41 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--glob", help="ripgrep-style glob that narrows the files searched")
     query.add_argument("--limit", type=int, help="matches to print (1-100, default 10)")
     query.add_argument("--candidates", type=int, help="snippets shortlisted and judged (1-256, default 128)")
-    query.add_argument("--judge", help="judge model: `local` (default) or any Pydantic AI model name")
-    query.add_argument("--threshold", type=float, help="relevance a match needs (0-1, default 0.5)")
-    query.add_argument("--concurrency", type=int, help="judgments in flight at once (default 8)")
-    query.add_argument("--timeout", type=float, help="seconds per judgment (default 30)")
     query.add_argument("--mode", choices=["auto", *get_args(Mode)], default="auto")
     query.add_argument("--intent", choices=get_args(Intent), help="what to find about a name")
     query.add_argument("--context", help="words that re-rank (never widen) the hits, e.g. 'goal progress'")
     query.add_argument(
         "--expand-related", action="store_true", help="follow an imported name's import to its definition"
     )
-    query.add_argument("--exclude", action="append", default=[], help="glob never indexed nor judged (repeatable)")
-    query.add_argument("--cache-dir", help="where the persisted index lives")
     query.add_argument("--json", action="store_true", help="print one JSON object")
     query.add_argument("--explain", action="store_true", help="say under each match why it ranked")
+    _add_settings(query)
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve agents over MCP (stdio)",
+        description="Serve the `smart_search` tool to an MCP client over stdio (needs the `mcp` extra).",
+    )
+    _add_settings(mcp)
+    mcp.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return parser
+
+
+def _add_settings(parser: argparse.ArgumentParser) -> None:
+    """The settings both commands take, named after the server's."""
+    parser.add_argument("--judge", help="judge model: `local` (default) or any Pydantic AI model name")
+    parser.add_argument("--threshold", type=float, help="relevance a match needs (0-1, default 0.5)")
+    parser.add_argument("--concurrency", type=int, help="judgments in flight at once (default 8)")
+    parser.add_argument("--timeout", type=float, help="seconds per judgment (default 30)")
+    parser.add_argument("--exclude", action="append", default=[], help="glob never indexed nor judged (repeatable)")
+    parser.add_argument("--cache-dir", help="where the persisted index lives")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
     args = build_parser().parse_args(argv)
     try:
-        code = asyncio.run(_query(args))
-    except (InvalidQuery, DiscoveryError, JudgeUnavailable, JudgeFailed, ValueError) as error:
+        code = asyncio.run(_query(args)) if args.command == "query" else _serve_mcp(args)
+    except FAILURES as error:
         print(f"smartsearch: {error}", file=sys.stderr)
         code = 2
     except KeyboardInterrupt:
@@ -79,18 +90,16 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    given = {
-        "judge.model": args.judge,
-        "judge.timeout": args.timeout,
-        "threshold": args.threshold,
-        "concurrency": args.concurrency,
-        "exclude": args.exclude or None,
-        "cacheDir": args.cache_dir,
-    }
-    settings, problems = merge(Settings(), given)
-    if problems:
-        raise ValueError("; ".join(problem.message for problem in problems))
-    return settings
+    return settings_from(
+        {
+            "judge.model": args.judge,
+            "judge.timeout": args.timeout,
+            "threshold": args.threshold,
+            "concurrency": args.concurrency,
+            "exclude": args.exclude or None,
+            "cacheDir": args.cache_dir,
+        }
+    )
 
 
 async def _query(args: argparse.Namespace) -> int:
@@ -111,28 +120,9 @@ async def _query(args: argparse.Namespace) -> int:
             if value is not None
         }
     )
-    root = Path(args.root)
-    if not root.is_dir():
-        raise ValueError(f"--root {args.root!r} is not a directory.")
-    mode = None if params.mode == "auto" else params.mode
-    judge = configured_judge(settings) if (mode or route(params.query)) == "behavior" else None
-    with gc_paused():
-        index, _ = RootIndex.open_warm(root, exclude=tuple(settings.exclude), cache_dir=settings.cacheDir)
-        # The index lives until the command exits: frozen before the collector resumes, its million objects are
-        # walked by none of the collections the symbol build and the search set off (0.3-0.5 s of a 3 s run on a
-        # 1.2 M-line root).
-        gc.freeze()
-    # The embedded judge embeds its candidates anyway (and shares the vectors), so the semantic side of the
-    # shortlist costs nothing extra then; with a hosted judge it would cost seconds per one-shot run. Symbol and
-    # path searches embed nothing and do not read the vectors.
-    local_judge = judge is not None and settings.judge.model == LOCAL
-    dense = DenseIndex.for_root(index) if settings.semantic and local_judge else None
-    scope = Scope(index, "", GlobSet.of([params.glob]) if params.glob else GlobSet())
-    request = SearchRequest.of(params, settings, [scope], mode, dense=[dense] if dense is not None else [])
-    embedded_before = dense.progress()[0] if dense is not None else 0
-    result = await search(request, judge, JudgmentCache())
-    if dense is not None and (dense.adopt_cached() or dense.progress()[0] > embedded_before):
-        dense.persist()  # what this search embedded is not embedded again by the next one
+    root = folder_of(args.root, "--root")
+    judge = await judge_for(params, settings)
+    result = await search_folder(FolderIndex.open(root, settings), params, settings, judge, JudgmentCache())
     if args.json:
         print(json.dumps(to_json(result), indent=2))
     else:
@@ -140,18 +130,17 @@ async def _query(args: argparse.Namespace) -> int:
     return 0 if result.matches else 1
 
 
-def to_json(result: SearchResult) -> dict[str, Any]:
-    """The contract's result with 1-based lines in place of LSP ranges."""
-
-    def place(match: Match) -> dict[str, Any]:
-        return {
-            "start_line": match.start_line,
-            "end_line": match.end_line,
-            "snippet_start_line": match.snippet_start_line,
-            "snippet_end_line": match.snippet_end_line,
-        }
-
-    return result_wire(result, place, lambda path: path.as_uri(), lambda u: {"path": u.path, "line": u.line})
+def _serve_mcp(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    logging.basicConfig(stream=sys.stderr, level=args.log_level, format="smartsearch mcp: %(levelname)s %(message)s")
+    try:
+        from smartsearch_ls.mcp_server import serve  # the SDK and its web stack, only for this command
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] not in ("mcp", "mcp_types"):
+            raise
+        raise ValueError(f"{error}: install the MCP extra, pip install 'smartsearch-ls[mcp]'") from None
+    serve(settings)
+    return 0
 
 
 def explained(why: Why) -> str:

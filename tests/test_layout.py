@@ -19,8 +19,9 @@ NAME = PACKAGE.name
 LOWER_LAYERS = ("chunking", "discovery", "embedding", "index")
 """The pipeline's steps below the search: they know nothing of the search, the server or the command line."""
 
-FRONT_ENDS = ("search", "server", "cli")
-"""What the lower layers must not import (the search itself, and both front ends)."""
+FRONT_ENDS = ("search", "server", "cli", "folder_search", "mcp_server")
+"""What the lower layers must not import (the search itself, and the front ends: the language server, the command
+line, and the MCP server with the folder search it shares with the command line)."""
 
 LAUNCHERS = {f"{NAME}.__main__"}
 """`python -m smartsearch_ls`: only starts the server, so it may import it; nothing of the engine is here."""
@@ -170,3 +171,23 @@ def test_the_engine_never_imports_the_server() -> None:
         if in_layer(target, "server")
     )
     assert not wrong, "\n".join(wrong)
+
+
+def test_only_the_command_line_starts_the_mcp_server_and_only_it_imports_the_sdk() -> None:
+    """The MCP face sits on top of the engine: `smartsearch mcp` imports it, nothing else does, and the SDK (an
+    optional extra) is imported by it alone."""
+    edges = graph()
+    importers = sorted(module for module, targets in edges.items() if f"{NAME}.mcp_server" in targets)
+    assert importers == [f"{NAME}.cli"]
+    sdk = sorted(
+        name
+        for name, path in modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        and any(
+            module.partition(".")[0] in ("mcp", "mcp_types")
+            for module in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
+        )
+        and not (isinstance(node, ast.ImportFrom) and node.level)
+    )
+    assert set(sdk) == {f"{NAME}.mcp_server"}

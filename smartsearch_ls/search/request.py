@@ -37,16 +37,43 @@ class QueryParams(BaseModel):
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, strict=True)
 
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
-    directory: str | None = None
-    glob: str | None = Field(None, min_length=1, max_length=1_000)
-    limit: int | None = Field(None, ge=1, le=100)
-    candidates: int | None = Field(None, ge=1, le=256)
-    mode: Literal["auto", Mode] = "auto"
-    intent: Intent | None = None
-    context: str | None = Field(None, max_length=MAX_QUERY_CHARS)
-    expand_related: bool = Field(False, alias="expandRelated")
-    work_done_token: int | str | None = Field(None, alias="workDoneToken")
+    query: str = Field(
+        min_length=1,
+        max_length=MAX_QUERY_CHARS,
+        description="What the code does, in plain English (`where do we reject expired sessions`), "
+        "or an identifier (`SessionStore.get`), or a path (`config/loader.py`).",
+    )
+    directory: str | None = Field(
+        None, description="A workspace folder or a folder inside one (URI or path); default: every folder."
+    )
+    glob: str | None = Field(
+        None, min_length=1, max_length=1_000, description="A ripgrep-style glob narrowing the files searched."
+    )
+    limit: int | None = Field(None, ge=1, le=100, description="Matches returned; default: the `limit` setting (10).")
+    candidates: int | None = Field(
+        None, ge=1, le=256, description="Snippets shortlisted and judged; default: the `candidates` setting (128)."
+    )
+    mode: Literal["auto", Mode] = Field(
+        "auto",
+        description="`auto` routes by the query's shape: an identifier to `symbol`, a path to `path`, "
+        "prose to `behavior` (the judged search).",
+    )
+    intent: Intent | None = Field(
+        None,
+        description="What is wanted of a name: its `definition`, its `references`, the `tests` that exercise it, "
+        "or one match per `file`.",
+    )
+    context: str | None = Field(
+        None, max_length=MAX_QUERY_CHARS, description="Words that re-rank the hits, never widen them."
+    )
+    expand_related: bool = Field(
+        False,
+        alias="expandRelated",
+        description="Follow an imported name's import to its definition, and list the files the best hits import.",
+    )
+    work_done_token: int | str | None = Field(
+        None, alias="workDoneToken", description="The LSP progress token this search reports on."
+    )
 
     @field_validator("query")
     @classmethod
