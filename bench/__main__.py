@@ -157,7 +157,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_suite(args: argparse.Namespace) -> int:
     from bench import suite
 
-    level = suite.FULL if args.full else suite.QUICK
+    level = suite.FULL if args.full else suite.BEHAVIOR if getattr(args, "behavior", False) else suite.QUICK
     return suite.main(args.command, level, Path(args.out), OUT_DIR, speed_corpora=tuple(args.corpora or ()))
 
 
@@ -232,6 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
         level = p.add_mutually_exclusive_group()
         level.add_argument("--quick", action="store_true", help="small: the CI smoke run (default)")
         level.add_argument("--full", action="store_true", help="every set and corpus (~50 min on 2 cores)")
+        if name == "quality":
+            level.add_argument("--behavior", action="store_true", help="the behavior set's two parts only (~5 min)")
         p.add_argument("--out", default=str(OUT_DIR), help="where results, report.md and charts go")
         p.add_argument(
             "--corpora", nargs="+", choices=sorted(corpora.CORPORA), help="speed: only these (others kept from --out)"

@@ -23,7 +23,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,10 @@ FULL = Level(
     searches=5,
     peer_queries={"click": 0, "zod": 0, "large": 5},
 )
+
+BEHAVIOR = replace(FULL, name="behavior", docstring_sets=())
+"""`quality --behavior`: the behavior set's two parts at full settings, without the docstring sets (~5 min): what
+README's quality table comes from."""
 
 
 def resolve_root(name: str) -> Path:
@@ -247,7 +251,7 @@ def commands(level: Level, out: Path, default_out: Path) -> list[str]:
     flag = f"--{level.name}"
     where = "" if out.resolve() == default_out.resolve() else f" --out {out}"
     return [
-        ".venv/bin/python -m bench prepare" + (" --quick" if level is QUICK else ""),
+        ".venv/bin/python -m bench prepare" + {"quick": " --quick", "behavior": " --quality"}.get(level.name, ""),
         f".venv/bin/python -m bench all {flag}{where}",
     ]
 
