@@ -24,10 +24,10 @@ from smartsearch_ls.index.gc_pause import gc_paused
 
 log = logging.getLogger(__name__)
 
-FORMAT = 4
+FORMAT = 5
 """Bump when what is persisted, or how files are chunked or tokenized, changes (3: the checksum is a CRC-32; 4:
 TypeScript overload signatures join their function's snippet, a file whose name is not UTF-8 is skipped, and a
-file's stamp holds its change time)."""
+file's stamp holds its change time; 5: a snippet that starts inside a private key block says so)."""
 
 _MAGIC = b"smartsearch-index"
 """Followed by a space, the format version and a line end, then the payload's checksum on the second line."""

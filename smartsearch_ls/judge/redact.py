@@ -10,6 +10,9 @@ leaves for judging is redacted. Line breaks are kept, so the judged text has the
 Patterns are the well-known shapes of provider tokens plus assignments whose name says "secret" and whose
 value is a quoted literal (`password = "..."`); names alone (`token = get_token()`) are not secrets, nor are
 templates made of other values (`token = f"{user}-{time.time()}"`: under 4 characters left without their fields).
+A private key block is found on the whole file (`chunking.key_blocks`): a snippet that starts inside one, below
+its `BEGIN` line, has those lines blanked too (`redact_snippet`), since its own text cannot tell key material
+from any other base64.
 Counting: each search reports how many of its shortlisted snippets had something redacted, through the
 `RedactionTally` a front end installs with `tally_redactions()` (the judge runner adds to it).
 """
@@ -22,11 +25,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-_PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-    r".*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-    re.DOTALL,
-)
+from smartsearch_ls.chunking.key_blocks import KEY_BEGIN, KEY_END
+from smartsearch_ls.chunking.snippet import Snippet
+
+_PRIVATE_KEY = re.compile(rf"{KEY_BEGIN}.*?(?:{KEY_END}|\Z)", re.DOTALL)
+_KEY_END = re.compile(KEY_END)
 _SECRET_NAME = (
     r"[A-Za-z0-9_.-]{0,40}?"
     r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key"
@@ -106,9 +109,21 @@ class Redacted:
         return len(self.kinds)
 
 
-def redact(text: str) -> Redacted:
-    """`text` with every secret replaced by `[REDACTED:<kind>]`; newlines are kept."""
+def redact_snippet(snippet: Snippet) -> Redacted:
+    """What a judge may see of a snippet: its text redacted, including the lines of a private key block it starts
+    inside (`Snippet.key_until`, found on the whole file)."""
+    return redact(snippet.text, key_lines=max(0, min(snippet.key_until, snippet.end_line) - snippet.start_line + 1))
+
+
+def redact(text: str, *, key_lines: int = 0) -> Redacted:
+    """`text` with every secret replaced by `[REDACTED:<kind>]`; newlines are kept.
+
+    `key_lines`: how many of the text's first lines continue a private key block that began above the text.
+    """
     kinds: list[str] = []
+    if key_lines:
+        text = _blank_key_lines(text, key_lines)
+        kinds.append("private-key")
 
     def sub(
         kind: str,
@@ -149,6 +164,19 @@ def redact(text: str) -> Redacted:
     if any(word in text for word in _ENV_WORDS):
         text = sub("assignment", _ENV_ASSIGNMENT, lambda m: m["lead"] + _mark("secret"), text)
     return Redacted(text, tuple(kinds))
+
+
+def _blank_key_lines(text: str, count: int) -> str:
+    """The text with its first `count` lines blanked, the first one marked; what follows the `END` line's
+    armor (a closing quote) is kept."""
+    lines = text.split("\n")
+    count = min(count, len(lines))
+    end = _KEY_END.search(lines[count - 1])
+    tail = lines[count - 1][end.end() :] if end is not None else ""
+    lines[:count] = [""] * count
+    lines[0] = _mark("private-key")
+    lines[count - 1] += tail
+    return "\n".join(lines)
 
 
 @dataclass

@@ -13,7 +13,7 @@ Retry policy: a judge that answers HTTP 429 (rate limited) is asked again after 
 while waiting, so a rate-limited search slows down instead of hammering. Any other failure (HTTP 5xx, a
 refused connection, a timeout, an answer out of shape or out of range) fails the search at once.
 
-Secrets in a snippet are redacted before it is framed (`redact`); when the front end installed a
+Secrets in a snippet are redacted before it is framed (`redact_snippet`); when the front end installed a
 `RedactionTally`, each shortlisted snippet with something redacted is counted in it.
 
 A model that does better with the whole batch in view (`PreparesBatches`: the embedded judge embeds the
@@ -44,7 +44,7 @@ from pydantic_ai.exceptions import (
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgeFailed, JudgmentCache
 from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
-from smartsearch_ls.judge.redact import current_tally, redact
+from smartsearch_ls.judge.redact import current_tally, redact_snippet
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ async def judge_snippets(
 ) -> list[float]:
     """Relevance in [0, 1] of each snippet, in order; raises `JudgeFailed` if any judgment fails."""
     keys = [cache.key(config.name, query, s) for s in snippets]
-    redactions = [redact(s.text) for s in snippets]
+    redactions = [redact_snippet(s) for s in snippets]
     if (tally := current_tally()) is not None:
         for redacted in redactions:
             tally.add(redacted)

@@ -7,6 +7,8 @@ injection. Searches try every way out; afterwards the judge's record holds none 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -58,6 +60,18 @@ def gateway_headers():
     return {{"Authorization": "Bearer {SECRETS["bearer"]}", "Accept": "application/json"}}
 '''
 
+KEY_BODY = [base64.b64encode(hashlib.sha512(b"%d" % n).digest()).decode()[:64] for n in range(50)]
+"""A 4096-bit key's worth of base64 lines: longer than the 10 lines two windows share, so a window starts inside it."""
+SPLIT_KEY = "\n".join(
+    [
+        *(f"option_{n} = {n}  # deploy setting" for n in range(20)),
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        *KEY_BODY,
+        "-----END OPENSSH PRIVATE KEY-----",
+        *(f"after_{n} = {n}  # deploy setting" for n in range(20)),
+    ]
+)
+
 
 @pytest.fixture(scope="module")
 def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
@@ -70,6 +84,7 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         base / "project",
         {
             "config/gateway.py": CONFIG,
+            "ops/deploy.conf": SPLIT_KEY + "\n",
             "billing/charge.py": "def charge_payment(gateway, amount):\n    return gateway.charge(amount)\n",
             "plugins/plain.py": "def load_plugin_registry(path):\n    return {}\n",
             "plugins/injected.py": (
@@ -157,6 +172,18 @@ async def test_secrets_in_code_are_redacted_before_judging_and_reported(
     # the editor still gets the real text back: redaction only concerns what leaves for judging
     top = result.matches[0]
     assert top.path == "config/gateway.py" and SECRETS["bearer"] in top.excerpt
+
+
+async def test_a_private_key_cut_by_a_window_never_reaches_the_judge(server: Server, fault_judge: FaultServer) -> None:
+    """Lines 21-72 hold the key; the second window (lines 51-110) starts inside it, below its BEGIN line."""
+    result = await server.query(query="deploy settings private key", glob="ops/**", mode="behavior")
+    assert result.coverage.judged == result.coverage.snippets >= 2
+    framed = [code for attrs, code in framed_bodies(fault_judge) if attrs["path"] == "ops/deploy.conf"]
+    assert len(framed) >= 2 and all("[REDACTED:private-key]" in code for code in framed)
+    sent = "\n".join(sent_texts(fault_judge))
+    assert [n for n, line in enumerate(KEY_BODY) if line in sent] == []
+    assert "-----END OPENSSH PRIVATE KEY-----" not in sent
+    assert "after_0 = 0" in sent  # what follows the key is judged as usual
 
 
 async def test_redaction_keeps_code_and_line_count() -> None:

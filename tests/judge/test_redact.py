@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from smartsearch_ls.judge.redact import redact
+from smartsearch_ls.chunking import chunk_file
+from smartsearch_ls.judge.redact import redact, redact_snippet
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXBhcnQ"
@@ -41,3 +42,22 @@ def test_each_kind_of_secret_is_redacted_among_other_code(kind: str, text: str, 
 def test_code_without_any_secret_word_comes_back_unchanged() -> None:
     code = "def add(left, right):\n    return left + right  # https://example.com/docs\n"
     assert redact(code).text == code and redact(code).count == 0
+
+
+@pytest.mark.parametrize("path", ["deploy/keys.txt", "deploy/keys.py"])
+def test_a_key_block_cut_between_snippets_is_redacted_in_every_one(path: str) -> None:
+    """Windows (.txt) overlap by 10 lines and a Python statement longer than 160 lines is cut at plain line counts:
+    either way a snippet starts inside the block, below its BEGIN line, and must not carry its body or END line."""
+    body = [f"QUJD{n:060d}" for n in range(200)]
+    lines = [f"setting_{n} = {n}" for n in range(140)]
+    lines += ['DEPLOY_KEY = """-----BEGIN RSA PRIVATE KEY-----', *body, '-----END RSA PRIVATE KEY-----"""']
+    lines += [f"after_{n} = {n}" for n in range(30)]
+    snippets = chunk_file(path, "\n".join(lines) + "\n").snippets
+    inside = [s for s in snippets if 141 < s.start_line <= 342]
+    assert inside, [(s.start_line, s.end_line) for s in snippets]
+    for snippet in snippets:
+        judged = redact_snippet(snippet)
+        assert not any(line in judged.text for line in body) and "-----END" not in judged.text
+        assert judged.text.count("\n") == snippet.text.count("\n")
+    assert all(redact_snippet(s).text.splitlines()[0] == "[REDACTED:private-key]" for s in inside)
+    assert any('"""' in redact_snippet(s).text for s in inside)  # what follows the END armor is kept
