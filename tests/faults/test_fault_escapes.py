@@ -72,6 +72,27 @@ SPLIT_KEY = "\n".join(
     ]
 )
 
+CONFIG_SECRETS = {
+    "yaml": "Yaml-hunter2-pass",
+    "ini": "ini;s3cret=value",
+    "properties": "Pr0perties-Pass",
+    "aws": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "db_pass": "db-pass-hunter2",
+    "basic": base64.b64encode(b"deploy:basic-pass-42").decode(),
+    "bearer": "tok3n-for-the-deploy",
+    "xml": "maven-settings-pass",
+}
+CONFIG_FILES = {
+    "ops/deploy.yaml": f"deploy:\n  host: prod.example.com\n  password: {CONFIG_SECRETS['yaml']}  # rotate yearly\n",
+    "ops/deploy.ini": f"[database]\nhost = db.example.com\npassword = {CONFIG_SECRETS['ini']}\n",
+    "ops/app.properties": f"spring.datasource.url=jdbc:pg://db\nspring.datasource.password={CONFIG_SECRETS['properties']}\n",
+    "ops/aws.cfg": f"[default]\nregion = eu-west-1\naws_secret_access_key = {CONFIG_SECRETS['aws']}\n",
+    "ops/database.py": f'DB_HOST = "db.example.com"\nDB_PASS = "{CONFIG_SECRETS["db_pass"]}"\n',
+    "ops/client.json": f'{{"deploy": {{"headers": {{"auth": "Basic {CONFIG_SECRETS["basic"]}"}}}}}}\n',
+    "ops/deploy.sh": f'curl -H "Authorization: Bearer {CONFIG_SECRETS["bearer"]}" https://deploy.example.com\n',
+    "ops/settings.xml": f"<settings><server><password>{CONFIG_SECRETS['xml']}</password></server></settings>\n",
+}
+
 
 @pytest.fixture(scope="module")
 def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
@@ -85,6 +106,7 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         {
             "config/gateway.py": CONFIG,
             "ops/deploy.conf": SPLIT_KEY + "\n",
+            **CONFIG_FILES,
             "billing/charge.py": "def charge_payment(gateway, amount):\n    return gateway.charge(amount)\n",
             "plugins/plain.py": "def load_plugin_registry(path):\n    return {}\n",
             "plugins/injected.py": (
@@ -184,6 +206,19 @@ async def test_a_private_key_cut_by_a_window_never_reaches_the_judge(server: Ser
     assert [n for n, line in enumerate(KEY_BODY) if line in sent] == []
     assert "-----END OPENSSH PRIVATE KEY-----" not in sent
     assert "after_0 = 0" in sent  # what follows the key is judged as usual
+
+
+async def test_config_style_and_unquoted_secrets_never_reach_the_judge(
+    server: Server, fault_judge: FaultServer
+) -> None:
+    """YAML, INI, `.properties`, an AWS credentials line, `DB_PASS`, a Basic header, a Bearer value, Maven XML."""
+    result = await server.query(query="deploy database password settings", glob="ops/**", mode="behavior")
+    assert result.coverage.judged == result.coverage.snippets
+    judged = {attrs["path"] for attrs, _ in framed_bodies(fault_judge)}
+    assert set(CONFIG_FILES) <= judged
+    sent = "\n".join(sent_texts(fault_judge))
+    assert [name for name, value in CONFIG_SECRETS.items() if value in sent] == []
+    assert "db.example.com" in sent and "spring.datasource.password=[REDACTED:secret]" in sent
 
 
 async def test_redaction_keeps_code_and_line_count() -> None:
