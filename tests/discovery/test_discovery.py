@@ -42,11 +42,14 @@ def test_exclude_globs_and_secret_files_are_never_listed(project: Path) -> None:
 
 
 def test_credential_files_are_never_listed_nor_admitted_whatever_their_case(project: Path) -> None:
-    for name in ("server.PEM", "deploy.Key", ".ENV.production", "ID_RSA"):
+    names = {"server.PEM", "deploy.Key", ".ENV.production", "ID_RSA", "prod.Env", "Deploy.PPK", "credentials"}
+    for name in names:
         (project / name).write_text("-----BEGIN PRIVATE KEY-----\n")
     listed = set(list_files(project))
-    assert not listed & {"server.PEM", "deploy.Key", ".ENV.production", "ID_RSA"}
+    assert not listed & names
     assert is_credential("keys/Server.PEM") and is_credential("ID_RSA.pub") and not is_credential("src/keys.py")
+    assert is_credential("deploy/prod.env") and is_credential(".aws/Credentials")
+    assert not is_credential("src/credentials.py") and not is_credential("src/env.py")
 
 
 def test_a_name_that_is_not_utf8_is_skipped_and_a_line_break_in_a_name_is_kept(project: Path) -> None:

@@ -37,6 +37,9 @@ NEVER_SENT = {
     "dotenv_local": "DOTENV_LOCAL_VALUE_1a2b3c",
     "id_rsa": "ID_RSA_BODY_55aa66bb",
     "pem_file": "PEM_FILE_BODY_77cc88dd",
+    "dot_env_suffix": "PROD_ENV_VALUE_4d5e6f",
+    "ppk": "PUTTY_PRIVATE_LINES_8e9f0a",
+    "aws_credentials": "AWS_CREDENTIALS_VALUE_2b3c4d",
     "excluded": "EXCLUDED_VAULT_MARKER_42",
     "git": "GIT_CONFIG_MARKER_31",
     "outside": "OUTSIDE_WORKSPACE_MARKER_17",
@@ -120,6 +123,9 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
             ".env.local": f"PAYMENT_GATEWAY_KEY={NEVER_SENT['dotenv_local']}\n",
             "deploy/id_rsa": f"payment gateway {NEVER_SENT['id_rsa']}\n",
             "certs/gateway.pem": f"payment gateway {NEVER_SENT['pem_file']}\n",
+            "deploy/prod.env": f"PAYMENT_GATEWAY_URL=https://pay.example.com\nGATEWAY={NEVER_SENT['dot_env_suffix']}\n",
+            "deploy/gateway.ppk": f"PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 1\n{NEVER_SENT['ppk']}\n",
+            "deploy/aws/credentials": f"[payment-gateway]\naws_secret_access_key = {NEVER_SENT['aws_credentials']}\n",
             "secrets/vault.py": f"def payment_gateway_vault():\n    return '{NEVER_SENT['excluded']}'\n",
             ".git/config": f"[payment gateway]\n  token = {NEVER_SENT['git']}\n",
         },
@@ -153,9 +159,10 @@ async def test_a_directory_outside_the_workspace_is_refused(
         await server.query(query="payment gateway secret", directory=directory.format(root=root, outside=outside))
 
 
-@pytest.mark.parametrize(
-    "glob", [".env", ".env*", "**/.env.local", "**/.git/**", ".git/config", "linked_dir/**", "*.pem"]
-)
+HIDDEN_GLOBS = [".env", ".env*", "**/.env.local", "**/.git/**", ".git/config", "linked_dir/**", "*.pem", "*.env"]
+
+
+@pytest.mark.parametrize("glob", [*HIDDEN_GLOBS, "**/*.ppk", "**/credentials", "deploy/aws/**"])
 async def test_globs_cannot_reach_hidden_secret_or_linked_files(server: Server, glob: str) -> None:
     result = await server.query(query="payment gateway key token", glob=glob, mode="behavior")
     assert result.coverage.files == 0 and result.matches == []
@@ -170,6 +177,9 @@ async def test_nothing_that_must_not_leave_reached_the_judge(server: Server, fau
         ".env.local",
         "deploy/id_rsa",
         "certs/gateway.pem",
+        "deploy/prod.env",
+        "deploy/gateway.ppk",
+        "deploy/aws/credentials",
         "secrets/vault.py",
         ".git/config",
         "linked_secrets.py",
