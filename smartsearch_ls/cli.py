@@ -15,6 +15,7 @@ import gc
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.judgments import JudgeFailed, JudgmentCache
 from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, configured_judge
+from smartsearch_ls.judge.redact import tally_redactions
 from smartsearch_ls.search.engine import SearchRequest, search
 from smartsearch_ls.search.params import InvalidQuery, parse_params
 from smartsearch_ls.search.result import Match, SearchResult, summary
@@ -130,7 +132,9 @@ async def _query(args: argparse.Namespace) -> int:
     scope = Scope(index, "", GlobSet.of([params.glob]) if params.glob else GlobSet())
     request = SearchRequest.of(params, settings, [scope], mode, dense=[dense] if dense is not None else [])
     embedded_before = dense.progress()[0] if dense is not None else 0
-    result = await search(request, judge, JudgmentCache())
+    with tally_redactions() as redactions:
+        result = await search(request, judge, JudgmentCache())
+    result = replace(result, warnings=[*result.warnings, *redactions.warnings()])
     if dense is not None and (dense.adopt_cached() or dense.progress()[0] > embedded_before):
         dense.persist()  # what this search embedded is not embedded again by the next one
     if args.json:

@@ -180,15 +180,18 @@ class RedactionTally:
             self.secrets += redacted.count
             self.kinds.update(redacted.kinds)
 
-    def warning(self) -> str | None:
-        """The line a result carries when something was redacted."""
+    def warnings(self) -> list[str]:
+        """What a result says when something was redacted: what, and that only known shapes are recognized, so the
+        count never reads as "every secret was caught"."""
         if not self.snippets:
-            return None
-        kinds = ", ".join(sorted(self.kinds))
-        return (
-            f"Redacted {self.secrets} secrets ({kinds}) in {self.snippets} snippets before judging; "
-            "their relevance was judged without those values."
-        )
+            return []
+        values = "value" if self.secrets == 1 else "values"
+        snippets = "snippet" if self.snippets == 1 else "snippets"
+        return [
+            f"Redacted {self.secrets} {values} of a known secret shape ({', '.join(sorted(self.kinds))}) in "
+            f"{self.snippets} {snippets} before judging; they were judged without those values. Only known shapes "
+            "are recognized: any other secret in the judged snippets was sent as written."
+        ]
 
 
 _CURRENT: contextvars.ContextVar[RedactionTally | None] = contextvars.ContextVar("smartsearch_redactions", default=None)

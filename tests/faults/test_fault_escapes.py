@@ -196,7 +196,9 @@ async def test_secrets_in_code_are_redacted_before_judging_and_reported(
     query = "build the payment gateway request headers with the bearer token"
     result = await server.query(query=query, glob="config/**", mode="behavior")
     assert result.coverage.judged >= 1
-    assert any(w.startswith("Redacted ") and "before judging" in w for w in result.warnings), result.warnings
+    (said,) = [w for w in result.warnings if w.startswith("Redacted ") and "before judging" in w]
+    # what was redacted, and never a claim that nothing else could be secret
+    assert "of a known secret shape (" in said and "any other secret in the judged snippets was sent as written" in said
     framed = [code for attrs, code in framed_bodies(fault_judge) if attrs["path"] == "config/gateway.py"]
     assert framed and all("[REDACTED:" in code for code in framed)
     sent = "\n".join(sent_texts(fault_judge))

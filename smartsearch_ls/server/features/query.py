@@ -132,8 +132,7 @@ async def run_search(
         raise
     finally:
         server.folders.search_finished()
-    if (redacted := redactions.warning()) is not None:
-        result = replace(result, warnings=[*result.warnings, redacted])
+    result = replace(result, warnings=[*result.warnings, *redactions.warnings()])
     ready = not any("still being indexed" in w for w in result.warnings)
     if not ready and result.coverage.complete:
         result = replace(result, coverage=replace(result.coverage, complete=False))
