@@ -86,6 +86,8 @@ class RootIndex:
         self._excluded = GlobSet(include=tuple(g.removeprefix("!") for g in self.exclude))
         self.listed: set[str] = set()
         """What rg listed last: the only files that may be read. A path outside it is re-checked with rg."""
+        self.unreadable: dict[str, str] = {}
+        """Paths rg could not read in its last listing (files below them are missing), with its message."""
 
     # -- building -------------------------------------------------------------------------------------
 
@@ -209,7 +211,14 @@ class RootIndex:
     # -- following edits ------------------------------------------------------------------------------
 
     def _relist(self) -> list[str]:
-        listed = [p for p in list_files(self.root, self.exclude) if self.admits(p)]
+        """List with rg. A path rg could not read (a folder without read permission) is listed too, so that it is
+        kept as an entry skipped as unreadable, and `unreadable` keeps rg's message for the searches' warnings."""
+        listing = list_files(self.root, self.exclude)
+        unreadable = {p: m for p, m in listing.unreadable.items() if p and self.admits(p)}
+        if unreadable and unreadable.keys() != self.unreadable.keys():
+            log.warning("rg could not read %d paths under %s: %s", len(unreadable), self.root, summary(unreadable))
+        self.unreadable = unreadable
+        listed = [p for p in listing.paths if self.admits(p)] + [p for p in unreadable if p not in listing.paths]
         self.listed = set(listed)
         return listed
 
@@ -317,3 +326,9 @@ class RootIndex:
         """Every declaration in the root."""
         with self.lock:
             return [d for e in self.files.values() for d in e.declarations]
+
+
+def summary(messages: dict[str, str], count: int = 5) -> str:
+    """Up to `count` of rg's messages about unreadable paths, as `path (message)`."""
+    shown = [f"{path} ({message})" for path, message in list(messages.items())[:count]]
+    return ", ".join(shown) + (f" and {len(messages) - count} more" if len(messages) > count else "")

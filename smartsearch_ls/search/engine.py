@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex
-from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
+from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist, unreadable_warning
 from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgmentCache
 from smartsearch_ls.judge.loading import HEAVY_IMPORTS
 from smartsearch_ls.search import shapes
@@ -89,7 +89,12 @@ async def search(
     warnings: Sequence[str] = (),
 ) -> SearchResult:
     """Run one search. `judge` may be None only for symbol and path searches; `warnings` are carried through."""
-    return await shapes.run(request, judge, cache, on_judged, list(warnings), _behavior_search)
+    unread = unreadable_warning(request.scopes)
+    warnings = [*warnings, unread] if unread is not None else list(warnings)
+    result = await shapes.run(request, judge, cache, on_judged, warnings, _behavior_search)
+    if unread is None:
+        return result
+    return replace(result, coverage=replace(result.coverage, complete=False))  # files rg could not list
 
 
 async def _behavior_search(

@@ -90,6 +90,9 @@ async def run_search(
     """Search with progress and errors mapped to LSP; returns the result and whether all indexes were ready."""
     scopes = scopes_for(server, params)
     warnings = await wait_for_indexes(server, scopes)
+    folders = [f for s in scopes if (f := server.folders.folders.get(s.index.root)) is not None]
+    ready = all(f.ready.is_set() for f in folders)
+    broken = any(f.error is not None for f in folders)
     await server.folders.flush_all()
     routed = mode or route(params.query)
     settings = server.settings
@@ -133,8 +136,7 @@ async def run_search(
     finally:
         server.folders.search_finished()
     result = replace(result, warnings=[*result.warnings, *redactions.warnings()])
-    ready = not any("still being indexed" in w for w in result.warnings)
-    if not ready and result.coverage.complete:
+    if (broken or not ready) and result.coverage.complete:  # a folder not (yet) indexed was not searched
         result = replace(result, coverage=replace(result.coverage, complete=False))
     end = f"{len(result.matches)} matches; {summary(result.coverage)}"
     if result.warnings:
