@@ -26,6 +26,7 @@ from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.bulk import Share, build_in_parallel
 from smartsearch_ls.index.gc_pause import gc_paused
+from smartsearch_ls.index.soundness import inconsistency
 from smartsearch_ls.index.terms import meta_terms, text_terms
 from smartsearch_ls.pickling import by_fields
 
@@ -122,6 +123,9 @@ class RootIndex:
             and all(isinstance(e, FileEntry) for e in files.values())
         ):
             log.warning("ignoring a persisted index of another shape for %s; it will be rebuilt", self.root)
+            return False
+        if (problem := inconsistency(files, snippets, bm25)) is not None:
+            log.warning("ignoring an inconsistent persisted index for %s (%s); it will be rebuilt", self.root, problem)
             return False
         with self.lock:
             self.files, self.snippets, self.bm25 = files, snippets, bm25

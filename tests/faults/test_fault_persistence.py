@@ -4,6 +4,7 @@ servers on one root share it safely. Never a crash, never a wrong answer."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import pickle
 from pathlib import Path
 
@@ -69,6 +70,52 @@ def test_an_index_of_the_wrong_shape_is_rebuilt(project: Path, tmp_path: Path) -
     persisted(project, cache)
     store.save(store.index_path(cache, project), {"root": str(project.resolve()), "files": [], "snippets": {}})
     assert_rebuilt(project, cache)
+
+
+def _short_of_snippets(payload: dict) -> None:
+    payload["snippets"] = payload["snippets"][:2]
+
+
+def _entry_names_a_retired_snippet(payload: dict) -> None:
+    entry = payload["files"]["auth/sessions.py"]
+    payload["snippets"][entry.docs[0]] = None
+
+
+def _entry_names_another_files_snippet(payload: dict) -> None:
+    files = payload["files"]
+    files["auth/sessions.py"].docs = files["config/loader.py"].docs
+
+
+def _postings_name_a_missing_snippet(payload: dict) -> None:
+    bm25 = payload["bm25"]
+    bm25.add({"phantom": 1}, ())
+    bm25.lengths.pop()
+    bm25.alive.pop()
+
+
+INCONSISTENT = [
+    _short_of_snippets,
+    _entry_names_a_retired_snippet,
+    _entry_names_another_files_snippet,
+    _postings_name_a_missing_snippet,
+]
+
+
+@pytest.mark.parametrize("damage", INCONSISTENT)
+def test_an_index_with_a_valid_checksum_but_inconsistent_contents_is_rebuilt(
+    project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, damage
+) -> None:
+    """The checksum proves the bytes are what was written, not that what was written agrees with itself: such an
+    index failed every run with an IndexError until the cache was deleted."""
+    cache = tmp_path / "cache"
+    path = persisted(project, cache)
+    payload = store.load(path)
+    assert payload is not None
+    damage(payload)
+    assert store.save(path, payload)
+    with caplog.at_level(logging.WARNING):
+        assert_rebuilt(project, cache)
+    assert "inconsistent" in caplog.text
 
 
 def test_an_unwritable_cache_only_costs_warmth(project: Path, tmp_path: Path) -> None:
