@@ -7,6 +7,9 @@ checksum of the payload turns a truncated, corrupted or outdated file into a pla
 is rebuilt, never trusted. The version is read before anything is unpickled, so a file written by another
 version of the package is never handed to classes that have changed shape. A cache directory that cannot
 be written only costs warmth.
+
+Only a regular file is read, without following a link: a FIFO put at the index path blocked the reader for
+ever, a link to `/dev/zero` read until memory ran out.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import hashlib
 import logging
 import os
 import pickle
+import stat
 import tempfile
 import zlib
 from pathlib import Path
@@ -98,10 +102,10 @@ class _HashingWriter:
 
 
 def load(path: Path) -> dict[str, Any] | None:
-    """The payload saved at `path`, or None when it is missing, damaged or from another format."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
+    """The payload saved at `path`, or None when it is missing, damaged, from another format or not a regular
+    file."""
+    raw = _read_regular(path)
+    if raw is None:
         return None
     # Slices of a memoryview, not of the bytes: each `bytes` slice would copy the whole payload (~90 MB for a
     # 1.2 M-line repository), and two of them tripled the memory a warm start peaked at.
@@ -121,3 +125,34 @@ def load(path: Path) -> dict[str, Any] | None:
         log.warning("ignoring an unreadable index at %s (%s); it will be rebuilt", path, error)
         return None
     return payload if isinstance(payload, dict) else None
+
+
+_KINDS = {stat.S_IFLNK: "a link", stat.S_IFIFO: "a FIFO", stat.S_IFDIR: "a folder", stat.S_IFSOCK: "a socket"}
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of the regular file at `path` (never through a link), or None, logged unless it is missing."""
+    try:
+        kind = stat.S_IFMT(os.lstat(path).st_mode)
+        if kind == stat.S_IFREG:
+            # Not following a link nor blocking on a FIFO, in case one was put there since the `lstat`.
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+            kind = stat.S_IFMT(os.fstat(fd).st_mode)
+            if kind != stat.S_IFREG:
+                os.close(fd)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        log.warning("ignoring the index at %s (%s); it will be rebuilt", path, error.strerror or error)
+        return None
+    if kind != stat.S_IFREG:
+        log.warning(
+            "ignoring the index at %s: not a regular file (%s); it will be rebuilt", path, _KINDS.get(kind, "a device")
+        )
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            return handle.read()
+        except OSError as error:
+            log.warning("ignoring an unreadable index at %s (%s); it will be rebuilt", path, error)
+            return None

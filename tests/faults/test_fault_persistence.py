@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import pickle
+import resource
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 import pytest
@@ -70,6 +76,44 @@ def test_an_index_of_the_wrong_shape_is_rebuilt(project: Path, tmp_path: Path) -
     persisted(project, cache)
     store.save(store.index_path(cache, project), {"root": str(project.resolve()), "files": [], "snippets": {}})
     assert_rebuilt(project, cache)
+
+
+def test_a_fifo_at_the_index_path_is_rebuilt_without_blocking(
+    project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = tmp_path / "cache"
+    path = persisted(project, cache)
+    path.unlink()
+    os.mkfifo(path)
+    with ThreadPoolExecutor(1) as pool:
+        loading = pool.submit(RootIndex(project, cache_dir=cache).load_persisted)
+        try:
+            assert loading.result(timeout=10) is False
+        except FutureTimeout:
+            with open(path, "wb"):  # a writer lets the blocked reader go, so the test can end
+                pass
+            raise AssertionError("loading the index blocked on a FIFO") from None
+    assert "not a regular file" in caplog.text
+    assert_rebuilt(project, cache)
+
+
+def test_a_link_to_dev_zero_at_the_index_path_is_rebuilt(project: Path, tmp_path: Path) -> None:
+    """Read whole, /dev/zero fills memory: the command line runs with its address space capped at 3 GB, so a
+    reader that follows the link fails with a MemoryError rather than push the machine into swap."""
+    cache = tmp_path / "cache"
+    path = persisted(project, cache)
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    command = [sys.executable, "-c", "from smartsearch_ls.cli import main; main()", "query", "SessionStore.get"]
+    command += ["--root", str(project), "--cache-dir", str(cache)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, preexec_fn=capped, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("auth/sessions.py"), done.stderr[-2000:]
+    assert "not a regular file" in done.stderr  # the reason, logged
+    assert not path.is_symlink() and RootIndex(project, cache_dir=cache).load_persisted()  # healed on disk
 
 
 def _short_of_snippets(payload: dict) -> None:
