@@ -9,7 +9,9 @@ version of the package is never handed to classes that have changed shape. A cac
 be written only costs warmth.
 
 Only a regular file is read, without following a link: a FIFO put at the index path blocked the reader for
-ever, a link to `/dev/zero` read until memory ran out.
+ever, a link to `/dev/zero` read until memory ran out. A persist killed mid-write leaves its temporary file
+(as large as the index); loading removes those that have not been written to for `STALE_TEMPORARY_SECONDS`,
+which leaves alone the one another process on the same cache is writing.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import os
 import pickle
 import stat
 import tempfile
+import time
 import zlib
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -32,6 +35,9 @@ FORMAT = 5
 """Bump when what is persisted, or how files are chunked or tokenized, changes (3: the checksum is a CRC-32; 4:
 TypeScript overload signatures join their function's snippet, a file whose name is not UTF-8 is skipped, and a
 file's stamp holds its change time; 5: a snippet that starts inside a private key block says so)."""
+
+STALE_TEMPORARY_SECONDS = 600.0
+"""A temporary file untouched this long belongs to a persist that was killed: a whole index is written in seconds."""
 
 _MAGIC = b"smartsearch-index"
 """Followed by a space, the format version and a line end, then the payload's checksum on the second line."""
@@ -103,7 +109,8 @@ class _HashingWriter:
 
 def load(path: Path) -> dict[str, Any] | None:
     """The payload saved at `path`, or None when it is missing, damaged, from another format or not a regular
-    file."""
+    file; stale temporary files of killed persists beside it are removed first."""
+    _remove_stale_temporaries(path.parent)
     raw = _read_regular(path)
     if raw is None:
         return None
@@ -156,3 +163,19 @@ def _read_regular(path: Path) -> bytes | None:
         except OSError as error:
             log.warning("ignoring an unreadable index at %s (%s); it will be rebuilt", path, error)
             return None
+
+
+def _remove_stale_temporaries(directory: Path) -> None:
+    """Delete the temporary files of persists killed before their rename (`save`), if untouched for long."""
+    try:
+        leftovers = list(directory.glob("*.tmp"))
+    except OSError:
+        return
+    cutoff = time.time() - STALE_TEMPORARY_SECONDS
+    for leftover in leftovers:
+        try:
+            if leftover.lstat().st_mtime < cutoff:
+                leftover.unlink()
+                log.info("removed %s, left by a persist that did not finish", leftover)
+        except OSError:  # gone already (another process cleaned it), or not ours to remove
+            continue

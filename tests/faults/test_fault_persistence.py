@@ -10,6 +10,7 @@ import pickle
 import resource
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -76,6 +77,21 @@ def test_an_index_of_the_wrong_shape_is_rebuilt(project: Path, tmp_path: Path) -
     persisted(project, cache)
     store.save(store.index_path(cache, project), {"root": str(project.resolve()), "files": [], "snippets": {}})
     assert_rebuilt(project, cache)
+
+
+def test_stale_temporary_files_of_killed_persists_are_removed_on_start(project: Path, tmp_path: Path) -> None:
+    """A persist killed mid-write leaves its temporary file (up to the index's size); one still being written by
+    another process on the same cache is young and stays."""
+    cache = tmp_path / "cache"
+    path = persisted(project, cache)
+    stale = [path.parent / f"{path.name}killed{n}.tmp" for n in range(3)]
+    for leftover in stale:
+        leftover.write_bytes(b"half an index")
+        os.utime(leftover, (time.time() - 3600, time.time() - 3600))
+    writing = path.parent / f"{path.name}writing.tmp"
+    writing.write_bytes(b"being written")
+    assert RootIndex(project, cache_dir=cache).load_persisted()
+    assert [p for p in stale if p.exists()] == [] and writing.exists()
 
 
 def test_a_fifo_at_the_index_path_is_rebuilt_without_blocking(
