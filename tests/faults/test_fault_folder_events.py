@@ -1,8 +1,8 @@
-"""Folder-level events: a folder deleted, renamed, moved out of or into the workspace.
+"""Folder-level events: a folder deleted, renamed, moved out of or into the workspace, and a file made readable.
 
 VS Code sends one event for a folder that is deleted or renamed, never one per file in it, and inotify reports
-a folder moved in or out as one event on the folder. Each must leave the index equal to a fresh one, in both
-watch modes: the client's events and the server's own watcher.
+a folder moved in or out as one event on the folder; a chmod is an attribute change. Each must leave the index
+equal to a fresh one, in both watch modes: the client's events and the server's own watcher.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from lsprotocol import types
 
 from smartsearch_ls.index.root_index import RootIndex
 from tests.conftest import write_tree
-from tests.faults.support import FaultServer, Server, differences, launch, poll, snapshot
+from tests.faults.support import FaultServer, Server, differences, launch, obeying_file_modes, poll, snapshot
 from tests.server.conftest import NEOVIM, VSCODE
 
 QUIET = {"semantic": False}
@@ -80,5 +80,23 @@ async def test_folders_moved_out_and_in_reach_the_index(
         await poll(
             lambda: finds(server, "audit_arrived_trail", "arrived/deep/audit.py"), 10, "indexing the folder moved in"
         )
+    finally:
+        await server.stop()
+
+
+async def test_a_file_made_readable_again_is_read(fault_judge: FaultServer, tmp_path: Path) -> None:
+    """Skipped as unreadable at start; `chmod 644` is an attribute change, which the server's watcher must pass on.
+    The server runs without the capabilities that let root ignore file modes."""
+    root = write_tree(tmp_path / "project", {"vault.py": "def unlock_the_vault(vault):\n    return vault\n"})
+    (root / "vault.py").chmod(0)
+    server = await launch(
+        root, fault_judge, tmp_path / "cache", capabilities=NEOVIM, settings=QUIET, prefix=obeying_file_modes()
+    )
+    try:
+        await server.wait_for_log("index ready")
+        result = await server.query(query="unlock_the_vault")
+        assert result.matches == [] and result.coverage.skippedByReason.unreadable == 1
+        (root / "vault.py").chmod(0o644)
+        await poll(lambda: finds(server, "unlock_the_vault", "vault.py"), 10, "reading the file made readable")
     finally:
         await server.stop()
