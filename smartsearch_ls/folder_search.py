@@ -117,9 +117,7 @@ async def search_folder(
         result = await search(request, judge, judgments)
     if dense is not None and (dense.adopt_cached() or dense.progress()[0] > embedded_before):
         await asyncio.to_thread(dense.persist)  # what this search embedded is not embedded again by the next one
-    if (redacted := redactions.warning()) is not None:
-        result = replace(result, warnings=[*result.warnings, redacted])
-    return result
+    return replace(result, warnings=[*result.warnings, *redactions.warnings()])
 
 
 def _forced_mode(params: QueryParams) -> Mode | None:

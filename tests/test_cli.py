@@ -150,3 +150,15 @@ def test_look_ups_and_the_server_start_do_not_import_the_judge(project: Path, tm
     assert imports("import smartsearch_ls.server.main, smartsearch_ls.server.app") == "judge imported: False False"
     behavior = imports(cli, "query", "read the JSON configuration file", "--root", str(project))
     assert behavior == "judge imported: False True"  # the embedded judge needs ONNX Runtime, not Pydantic AI
+
+
+def test_redactions_are_reported_with_what_was_not_recognized(
+    project: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """The command line judges through the same runner as the server, and says what it redacted the same way."""
+    (project / "config" / "secrets.py").write_text('def parse_config_password():\n    password = "hunter2-cli"\n')
+    args = ["query", "parse config password", "--root", str(project), "--judge", "system-one:test"]
+    done = run(args, model_server, tmp_path)
+    assert "warning: Redacted 1 value of a known secret shape (assignment) in 1 snippet before judging" in done.stderr
+    assert "any other secret in the judged snippets was sent as written" in done.stderr
+    assert "hunter2-cli" not in "\n".join(str(body) for body in model_server.recorder.bodies())

@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 
 from smartsearch_ls.chunking import python_ast, treesitter
 from smartsearch_ls.chunking.blocks import Outline, pack
+from smartsearch_ls.chunking.key_blocks import key_blocks, mark_key_continuations
 from smartsearch_ls.chunking.languages import LANGUAGES
-from smartsearch_ls.chunking.snippet import ChunkedFile, split_lines
+from smartsearch_ls.chunking.snippet import ChunkedFile, Declaration, Snippet, split_lines
 from smartsearch_ls.chunking.windows import line_windows
 
 Outliner = Callable[[str, str, Sequence[str]], Outline]
@@ -31,14 +32,21 @@ def chunk_file(path: str, text: str) -> ChunkedFile:
     if text.startswith("\ufeff"):
         text = text[1:]  # a byte order mark is not content: editors hide it and `ast` rejects it
     lines = split_lines(text)
+    snippets, declarations = _chunk(path, text, lines)
+    if "-----BEGIN" in text and (blocks := key_blocks(lines)):
+        snippets = mark_key_continuations(snippets, blocks)
+    return ChunkedFile(tuple(snippets), tuple(declarations))
+
+
+def _chunk(path: str, text: str, lines: Sequence[str]) -> tuple[Sequence[Snippet], Sequence[Declaration]]:
     outliner = _OUTLINERS.get(_extension_of(path))
     if outliner is not None:
         try:
             outline = outliner(path, text, lines)
-            return ChunkedFile(tuple(pack(path, lines, outline)), tuple(outline.declarations))
+            return pack(path, lines, outline), outline.declarations
         except Exception:  # any parser failure, RecursionError and MemoryError included: use windows
             pass
-    return ChunkedFile(tuple(line_windows(path, lines)), ())
+    return line_windows(path, lines), ()
 
 
 def _extension_of(path: str) -> str:

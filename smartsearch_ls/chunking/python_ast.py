@@ -136,7 +136,15 @@ def _declare_assignment(
 
 
 def _statements(node: ast.AST) -> Iterator[ast.AST]:
-    """The statements (and except handlers / match cases) directly inside a compound statement."""
+    """The statements (and except handlers / match cases) directly inside a compound statement.
+
+    An `elif` is an `If` alone in the `orelse` of the one before: its branches are taken as siblings, so that a
+    chain of a thousand, which nests a thousand deep without indenting, is walked in a loop rather than by
+    recursing a thousand times (both the declaration walk and `pack` would hit the recursion limit). Other
+    nesting is bounded by Python's 100 levels of indentation."""
+    while isinstance(node, ast.If) and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+        yield from node.body
+        node = node.orelse[0]
     for field in _NESTED:
         yield from getattr(node, field, ())
 

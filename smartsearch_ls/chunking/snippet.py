@@ -36,6 +36,9 @@ class Snippet:
     text: str
     symbol: str | None = None
     """The enclosing declaration's qualified name, e.g. `Cache.get`; None for a plain line window."""
+    key_until: int = 0
+    """When the snippet starts inside a private key block whose `BEGIN` line is above it: the block's last line,
+    so its lines up to there are redacted before judging (`chunking.key_blocks`); 0 otherwise."""
 
 
 @by_fields

@@ -13,5 +13,9 @@ class OutsideWorkspace(DiscoveryError):
     """A directory resolves outside every search root (through `..`, an absolute path or a symlink)."""
 
 
+class ListingFailed(DiscoveryError):
+    """ripgrep could list nothing under a root (the root itself unreadable or gone)."""
+
+
 class CapExceeded(DiscoveryError):
     """The search would read more than the caps allow."""

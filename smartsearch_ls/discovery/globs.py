@@ -171,6 +171,9 @@ _WILDCARD_RUNS = re.compile(r"\*+")
 
 SECRET_GLOBS: tuple[str, ...] = (
     ".env*",
+    "*.env",
+    "*.ppk",
+    "credentials",
     "*.pem",
     "*.key",
     "*.p12",
@@ -187,7 +190,8 @@ SECRET_GLOBS: tuple[str, ...] = (
     "*.kdbx",
 )
 """Files that hold credentials: never indexed, whatever the ignore files say, so never sent to a judge. Matched
-without regard to case (`server.PEM`, `.ENV` too)."""
+without regard to case (`server.PEM`, `.ENV` too). `*.env` is `deploy/prod.env`, `*.ppk` a PuTTY key, `credentials`
+the AWS CLI's file (`credentials.py` is code and stays)."""
 
 
 _CREDENTIALS = re.compile("|".join(f"(?:{_pattern(g)})" for g in SECRET_GLOBS), re.DOTALL)

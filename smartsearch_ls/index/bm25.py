@@ -100,6 +100,13 @@ class Postings:
                     found = self.arrays[term] = array("i", self._flat[span[0] : span[1]])
         return found
 
+    def document_range(self, width: int) -> tuple[int, int] | None:
+        """The lowest and highest document id in the table (every `width`-th int32), or None when it is empty."""
+        with self._cutting:
+            flat = b"".join([self._flat, *self.arrays.values()])
+        documents = np.frombuffer(flat, dtype=np.int32)[::width]
+        return (int(documents.min()), int(documents.max())) if len(documents) else None
+
     def unpack_all(self) -> dict[str, array[int]]:
         """Every term's postings as arrays (cutting out those still packed), for code that rewrites them all."""
         with self._cutting:
@@ -217,6 +224,14 @@ class Bm25Index:
             return False
         self.compact()
         return True
+
+    def postings_problem(self) -> str | None:
+        """Why the postings cannot belong to these documents (an id out of range), or None."""
+        for name, table, width in (("body", self.body, 2), ("meta", self.meta, 1)):
+            span = table.document_range(width)
+            if span is not None and (span[0] < 0 or span[1] >= len(self.lengths)):
+                return f"{name} postings name documents {span[0]}..{span[1]} of {len(self.lengths)}"
+        return None
 
     def compact(self) -> None:
         """Drop retired documents from the postings (ids stay stable); worth it once they are many."""

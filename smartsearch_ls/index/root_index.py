@@ -26,6 +26,7 @@ from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.bulk import Share, build_in_parallel
 from smartsearch_ls.index.entries import FileEntry, index_text
 from smartsearch_ls.index.gc_pause import gc_paused
+from smartsearch_ls.index.soundness import inconsistency
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,8 @@ class RootIndex:
         self._excluded = GlobSet(include=tuple(g.removeprefix("!") for g in self.exclude))
         self.listed: set[str] = set()
         """What rg listed last: the only files that may be read. A path outside it is re-checked with rg."""
+        self.unreadable: dict[str, str] = {}
+        """Paths rg could not read in its last listing (files below them are missing), with its message."""
 
     # -- building -------------------------------------------------------------------------------------
 
@@ -103,6 +106,9 @@ class RootIndex:
             and all(isinstance(e, FileEntry) for e in files.values())
         ):
             log.warning("ignoring a persisted index of another shape for %s; it will be rebuilt", self.root)
+            return False
+        if (problem := inconsistency(files, snippets, bm25)) is not None:
+            log.warning("ignoring an inconsistent persisted index for %s (%s); it will be rebuilt", self.root, problem)
             return False
         with self.lock:
             self.files, self.snippets, self.bm25 = files, snippets, bm25
@@ -191,7 +197,14 @@ class RootIndex:
     # -- following edits ------------------------------------------------------------------------------
 
     def _relist(self) -> list[str]:
-        listed = [p for p in list_files(self.root, self.exclude) if self.admits(p)]
+        """List with rg. A path rg could not read (a folder without read permission) is listed too, so that it is
+        kept as an entry skipped as unreadable, and `unreadable` keeps rg's message for the searches' warnings."""
+        listing = list_files(self.root, self.exclude)
+        unreadable = {p: m for p, m in listing.unreadable.items() if p and self.admits(p)}
+        if unreadable and unreadable.keys() != self.unreadable.keys():
+            log.warning("rg could not read %d paths under %s: %s", len(unreadable), self.root, summary(unreadable))
+        self.unreadable = unreadable
+        listed = [p for p in listing.paths if self.admits(p)] + [p for p in unreadable if p not in listing.paths]
         self.listed = set(listed)
         return listed
 
@@ -211,7 +224,10 @@ class RootIndex:
         """Follow files created, changed or deleted on disk (one watcher burst, or one save).
 
         A path rg did not list before may be new, or ignored, or hidden: only a fresh listing can tell, so
-        one is made per burst that names such a path. Open buffers keep their unsaved text until closed.
+        one is made per burst that names such a path. A path that is a folder, or was one (files are indexed
+        below it), stands for everything under it: a folder deleted, renamed or moved in or out comes as one
+        event (VS Code sends one per folder, inotify one per move), so the listing is made again and every path
+        under it, listed now or indexed before, is followed. Open buffers keep their unsaved text until closed.
         A reported file is read again even when its size and mtime look unchanged: a write in the same clock
         tick as the last read keeps both, so only the content hash can tell (`read_into_index` re-chunks
         only when it differs).
@@ -220,10 +236,14 @@ class RootIndex:
             self._apply_changes(paths)
 
     def _apply_changes(self, paths: Iterable[str]) -> None:
-        paths = [p for p in dict.fromkeys(paths) if self.admits(p)]
-        if any(p not in self.listed and (self.root / p).is_file() for p in paths):
+        paths = [p for p in dict.fromkeys(paths) if p and self.admits(p)]
+        folders = self._folders_among(paths)
+        if folders or any(p not in self.listed and (self.root / p).is_file() for p in paths):
             self._relist()
-        for path in paths:
+        if folders:
+            below = tuple(f"{folder}/" for folder in folders)
+            paths += [p for p in {*self.listed, *self.files} if p.startswith(below)]
+        for path in dict.fromkeys(paths):
             entry = self.files.get(path)
             if entry is not None and entry.unsaved:
                 continue
@@ -233,6 +253,14 @@ class RootIndex:
                 self.listed.discard(path)
                 with self.lock:
                     self._drop(path)
+
+    def _folders_among(self, paths: list[str]) -> list[str]:
+        """The paths that are folders on disk, or were folders of indexed files (deleted, renamed, moved out)."""
+        unknown = [p for p in paths if p not in self.files]
+        if not unknown:
+            return []
+        indexed_folders = {path[:at] for path in self.files for at in _slashes(path)}
+        return [p for p in unknown if p in indexed_folders or (self.root / p).is_dir()]
 
     def revert(self, path: str) -> None:
         """Forget a closed buffer's unsaved text: back to what the disk holds."""
@@ -280,3 +308,17 @@ class RootIndex:
         """Every declaration in the root."""
         with self.lock:
             return [d for e in self.files.values() for d in e.declarations]
+
+
+def summary(messages: dict[str, str], count: int = 5) -> str:
+    """Up to `count` of rg's messages about unreadable paths, as `path (message)`."""
+    shown = [f"{path} ({message})" for path, message in list(messages.items())[:count]]
+    return ", ".join(shown) + (f" and {len(messages) - count} more" if len(messages) > count else "")
+
+
+def _slashes(path: str) -> Iterable[int]:
+    """Where each folder of a '/'-separated path ends (`a/b/c.py`: after `a`, after `a/b`)."""
+    at = path.find("/")
+    while at > 0:
+        yield at
+        at = path.find("/", at + 1)

@@ -24,7 +24,7 @@ from smartsearch_ls.discovery.documentation import is_documentation, targets_doc
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.discovery.reading import SkipReason
 from smartsearch_ls.index.dense import DenseIndex
-from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.root_index import RootIndex, summary
 from smartsearch_ls.index.terms import query_weights
 
 DENSE_WEIGHT = 0.8
@@ -44,10 +44,15 @@ class Scope:
 
     def contains(self, path: str) -> bool:
         """Whether a root-relative path lies in this scope."""
-        inside = not self.prefix or path == self.prefix or path.startswith(self.prefix + "/")
-        if not inside:
-            return False
-        return any(self.globs.matches(form) for form in self._forms(path))
+        return self._in_folder(path) and any(self.globs.matches(form) for form in self._forms(path))
+
+    def unreadable(self) -> dict[str, str]:
+        """Paths in this scope's folder that rg could not read, with its message: whatever the globs say, files
+        below them may belong to the scope, and they were not searched."""
+        return {path: message for path, message in self.index.unreadable.items() if self._in_folder(path)}
+
+    def _in_folder(self, path: str) -> bool:
+        return not self.prefix or path == self.prefix or path.startswith(self.prefix + "/")
 
     def asks_for(self, path: str) -> bool:
         """Whether an include glob that is about documentation (`*.md`, `docs/**`) names this in-scope path."""
@@ -96,6 +101,15 @@ class Shortlist:
     def dense_coverage(self) -> float:
         """The share of in-scope snippets the semantic side saw; 0 when it was not used."""
         return self.embedded / self.snippets if self.dense_used and self.snippets else 0.0
+
+
+def unreadable_warning(scopes: Sequence[Scope]) -> str | None:
+    """What a result says when rg could not read some path in its scopes; such a result is not complete."""
+    gaps = {str(s.index.root / p): m for s in scopes for p, m in s.unreadable().items()}
+    if not gaps:
+        return None
+    paths, them = ("1 path", "it") if len(gaps) == 1 else (f"{len(gaps)} paths", "them")
+    return f"{paths} could not be read, so no file under {them} was searched: {summary(gaps)}."
 
 
 def fuse(lexical: Scores, cosines: Scores, weight: float = DENSE_WEIGHT) -> Scores:

@@ -7,6 +7,11 @@ checksum of the payload turns a truncated, corrupted or outdated file into a pla
 is rebuilt, never trusted. The version is read before anything is unpickled, so a file written by another
 version of the package is never handed to classes that have changed shape. A cache directory that cannot
 be written only costs warmth.
+
+Only a regular file is read, without following a link: a FIFO put at the index path blocked the reader for
+ever, a link to `/dev/zero` read until memory ran out. A persist killed mid-write leaves its temporary file
+(as large as the index); loading removes those that have not been written to for `STALE_TEMPORARY_SECONDS`,
+which leaves alone the one another process on the same cache is writing.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import hashlib
 import logging
 import os
 import pickle
+import stat
 import tempfile
+import time
 import zlib
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -24,11 +31,14 @@ from smartsearch_ls.index.gc_pause import gc_paused
 
 log = logging.getLogger(__name__)
 
-FORMAT = 5
+FORMAT = 6
 """Bump when what is persisted, or how files are chunked or tokenized, changes (3: the checksum is a CRC-32; 4:
 TypeScript overload signatures join their function's snippet, a file whose name is not UTF-8 is skipped, and a
 file's stamp holds its change time; 5: JavaScript methods assigned to members are declarations, and a doc comment
-one blank line above a declaration joins it)."""
+one blank line above a declaration joins it; 6: a snippet that starts inside a private key block says so)."""
+
+STALE_TEMPORARY_SECONDS = 600.0
+"""A temporary file untouched this long belongs to a persist that was killed: a whole index is written in seconds."""
 
 _MAGIC = b"smartsearch-index"
 """Followed by a space, the format version and a line end, then the payload's checksum on the second line."""
@@ -93,10 +103,11 @@ class _HashingWriter:
 
 
 def load(path: Path) -> dict[str, Any] | None:
-    """The payload saved at `path`, or None when it is missing, damaged or from another format."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
+    """The payload saved at `path`, or None when it is missing, damaged, from another format or not a regular
+    file; stale temporary files of killed persists beside it are removed first."""
+    _remove_stale_temporaries(path.parent)
+    raw = _read_regular(path)
+    if raw is None:
         return None
     # Slices of a memoryview, not of the bytes: each `bytes` slice would copy the whole payload (~90 MB for a
     # 1.2 M-line repository), and two of them tripled the memory a warm start peaked at.
@@ -116,3 +127,50 @@ def load(path: Path) -> dict[str, Any] | None:
         log.warning("ignoring an unreadable index at %s (%s); it will be rebuilt", path, error)
         return None
     return payload if isinstance(payload, dict) else None
+
+
+_KINDS = {stat.S_IFLNK: "a link", stat.S_IFIFO: "a FIFO", stat.S_IFDIR: "a folder", stat.S_IFSOCK: "a socket"}
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of the regular file at `path` (never through a link), or None, logged unless it is missing."""
+    try:
+        kind = stat.S_IFMT(os.lstat(path).st_mode)
+        if kind == stat.S_IFREG:
+            # Not following a link nor blocking on a FIFO, in case one was put there since the `lstat`.
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+            kind = stat.S_IFMT(os.fstat(fd).st_mode)
+            if kind != stat.S_IFREG:
+                os.close(fd)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        log.warning("ignoring the index at %s (%s); it will be rebuilt", path, error.strerror or error)
+        return None
+    if kind != stat.S_IFREG:
+        log.warning(
+            "ignoring the index at %s: not a regular file (%s); it will be rebuilt", path, _KINDS.get(kind, "a device")
+        )
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            return handle.read()
+        except OSError as error:
+            log.warning("ignoring an unreadable index at %s (%s); it will be rebuilt", path, error)
+            return None
+
+
+def _remove_stale_temporaries(directory: Path) -> None:
+    """Delete the temporary files of persists killed before their rename (`save`), if untouched for long."""
+    try:
+        leftovers = list(directory.glob("*.tmp"))
+    except OSError:
+        return
+    cutoff = time.time() - STALE_TEMPORARY_SECONDS
+    for leftover in leftovers:
+        try:
+            if leftover.lstat().st_mtime < cutoff:
+                leftover.unlink()
+                log.info("removed %s, left by a persist that did not finish", leftover)
+        except OSError:  # gone already (another process cleaned it), or not ours to remove
+            continue

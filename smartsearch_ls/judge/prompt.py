@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from pydantic_ai.framing import neutralize_tags, register_tag, wrap
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.redact import Redacted, redact
+from smartsearch_ls.judge.redact import Redacted, redact_snippet
 
 SNIPPET_TAG = register_tag("source_snippet")
 """The frame around judged code; registered once, at import, as pydantic-ai requires."""
@@ -59,13 +59,13 @@ def instructions(query: str) -> str:
 
 
 def framed_snippet(snippet: Snippet, redacted: Redacted | None = None) -> str:
-    """The snippet as framed data, with where it lives; secrets in it are redacted (see `redact`).
+    """The snippet as framed data, with where it lives; secrets in it are redacted (see `redact_snippet`).
 
-    `redacted` is `redact(snippet.text)` when the caller already has it.
+    `redacted` is `redact_snippet(snippet)` when the caller already has it.
     """
     return wrap(
         SNIPPET_TAG,
-        (redacted or redact(snippet.text)).text,
+        (redacted or redact_snippet(snippet)).text,
         path=snippet.path,
         lines=f"{snippet.start_line}-{snippet.end_line}",
         symbol=snippet.symbol,

@@ -7,32 +7,35 @@ what it is sent), such values are replaced by `[REDACTED:<kind>]` in the text th
 The index, the excerpts returned to the editor and the judgment cache keep the original text: only what
 leaves for judging is redacted. Line breaks are kept, so the judged text has the snippet's line count.
 
-Patterns are the well-known shapes of provider tokens plus assignments whose name says "secret" and whose
-value is a quoted literal (`password = "..."`); names alone (`token = get_token()`) are not secrets, nor are
-templates made of other values (`token = f"{user}-{time.time()}"`: under 4 characters left without their fields).
+What is recognized: the well-known shapes of provider tokens, `Bearer` and `Basic` credentials, passwords in
+URLs, private key blocks, and assignments whose name says "secret" in the syntaxes code and config files use
+(`judge.secret_assignments`: which names, which values, and why `key = dict_key` is left alone). Names alone
+(`token = get_token()`) are not secrets, nor are templates made of other values (`token =
+f"{user}-{time.time()}"`). A private key block is found on the whole file (`chunking.key_blocks`): a snippet that
+starts inside one, below its `BEGIN` line, has those lines blanked too (`redact_snippet`), since its own text
+cannot tell key material from any other base64. A secret of no recognized shape (a password in a comment, a
+value under an unrelated name) is sent as it is.
 Counting: each search reports how many of its shortlisted snippets had something redacted, through the
 `RedactionTally` a front end installs with `tally_redactions()` (the judge runner adds to it).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextvars
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-_PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-    r".*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-    re.DOTALL,
-)
-_SECRET_NAME = (
-    r"[A-Za-z0-9_.-]{0,40}?"
-    r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key"
-    r"|credentials?|client[_-]?secret)"
-    r"[A-Za-z0-9_.-]{0,40}"
-)
+from smartsearch_ls.chunking.key_blocks import KEY_BEGIN, KEY_END
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.judge import secret_assignments
+from smartsearch_ls.judge.secret_assignments import ASSIGNMENT, SECRET_WORD, XML_ELEMENT, Syntax, syntax_of
+
+_PRIVATE_KEY = re.compile(rf"{KEY_BEGIN}.*?(?:{KEY_END}|\Z)", re.DOTALL)
+_KEY_END = re.compile(KEY_END)
 
 _TOKENS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     # (kind, literals one of which every match contains, pattern): a substring test skips most snippets at C speed
@@ -53,41 +56,24 @@ _TOKENS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("jwt", ("eyJ",), re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
 )
 
-_BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/-]{16,}=*)")
+_BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/-]{8,}=*)")
+_BASIC = re.compile(r"(?i)(\bbasic\s+)([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")
 _URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@\"']+:)([^\s@/\"']{3,})(@)")
-_QUOTED_ASSIGNMENT = re.compile(
-    rf"(?i)(?P<lead>(?<![A-Za-z0-9_])[\"']?{_SECRET_NAME}[\"']?\s*(?::=|=>|==|=|:)\s*[rbuf]?)"
-    r"(?P<q>[\"'])(?P<value>[^\"'\n]{4,})(?P=q)"
-)
-_SECRET_WORD = re.compile(
-    r"(?i)passw|passphrase|secret|token|credential|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key"
-)
-"""A word every `_QUOTED_ASSIGNMENT` match contains: searched first, it spares most snippets that pattern's scan
-(the costliest of all: 85 of ~170 ms for 256 snippets of `large`)."""
-_ENV_WORDS = ("PASSW", "SECRET", "TOKEN", "APIKEY", "API_KEY", "ACCESSKEY", "ACCESS_KEY")
-"""Literals one of which every `_ENV_ASSIGNMENT` match contains."""
-_ENV_ASSIGNMENT = re.compile(
-    r"(?m)^(?P<lead>[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY)[A-Z0-9_]*"
-    r"[ \t]*=[ \t]*)(?P<value>[^\s\"'#]{8,})"
-)
 
 
-_TEMPLATE_FIELD = re.compile(r"\{(?:[A-Za-z_][A-Za-z0-9_.]*(?:\([^{}]*\)|\[[^{}]*\])*|[0-9]*)(?:![rsa])?(?::[^{}]*)?\}")
-"""A replacement field of an f-string or `str.format`: `{user}`, `{self.name!r}`, `{time.time()}`, `{0}`, `{}`."""
+def _bearer(found: re.Match[str]) -> str | None:
+    """A bearer token of 16 characters, or of 8 with a digit: "Bearer authentication" in prose is not one."""
+    token = found[2]
+    return found[1] + _mark("bearer-token") if len(token) >= 16 or any(c.isdigit() for c in token) else None
 
 
-def _built_from_placeholders(found: re.Match[str]) -> bool:
-    """Whether a quoted value is a template of other values rather than a literal that could be a secret.
-
-    Only an f-string, or a string `.format(...)` is called on, is a template; `{{`/`}}` are literal braces there,
-    and a field must name a value. What is left must be under 4 characters: `f"{user}-{time.time()}"` is not a
-    secret, `f"hunter2-{suffix}"`, `"{hunter2}"` and `"${s3cr3t}"` are treated as one.
-    """
-    template = found["lead"][-1:] in ("f", "F") or found.string.startswith(".format(", found.end())
-    if not template:
-        return False
-    literal = _TEMPLATE_FIELD.sub("", found["value"].replace("{{", "\0\0").replace("}}", "\0\0"))
-    return len(literal) < 4
+def _basic(found: re.Match[str]) -> str | None:
+    """HTTP Basic credentials: base64 of `user:password`, which is what tells them from "Basic usage"."""
+    try:
+        decoded = base64.b64decode(found[2], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return found[1] + _mark("basic-auth") if b":" in decoded else None
 
 
 def _mark(kind: str) -> str:
@@ -106,26 +92,44 @@ class Redacted:
         return len(self.kinds)
 
 
-def redact(text: str) -> Redacted:
-    """`text` with every secret replaced by `[REDACTED:<kind>]`; newlines are kept."""
+def redact_snippet(snippet: Snippet) -> Redacted:
+    """What a judge may see of a snippet: its text redacted, including the lines of a private key block it starts
+    inside (`Snippet.key_until`, found on the whole file), with unquoted values read as its file's syntax does."""
+    key_lines = max(0, min(snippet.key_until, snippet.end_line) - snippet.start_line + 1)
+    return redact(snippet.text, syntax=syntax_of(snippet.path), key_lines=key_lines)
+
+
+def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0) -> Redacted:
+    """`text` with every secret replaced by `[REDACTED:<kind>]`; newlines are kept.
+
+    `syntax`: how the text writes values (`secret_assignments.Syntax`); the default reads the most as literals.
+    `key_lines`: how many of the text's first lines continue a private key block that began above the text.
+    """
     kinds: list[str] = []
+    if key_lines:
+        text = _blank_key_lines(text, key_lines)
+        kinds.append("private-key")
 
-    def sub(
-        kind: str,
-        pattern: re.Pattern[str],
-        replace: Callable[[re.Match[str]], str],
-        source: str,
-        harmless: Callable[[re.Match[str]], bool] = lambda found: False,
-    ) -> str:
-        def one(found: re.Match[str]) -> str:
-            if "[REDACTED:" in found[0] and pattern is not _PRIVATE_KEY:
-                return found[0]  # already redacted by an earlier, more specific pattern
-            if harmless(found):
-                return found[0]
+    def sub(kind: str, pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str | None], source: str) -> str:
+        """`pattern.sub`, where `replace` may turn a match down (None). The search then goes on from the end of the
+        match's `lead` when it has one: an assignment whose value is no secret may hold one
+        (`{password: x, token: "..."}`, the rest of that line being the first one's unquoted value)."""
+        pieces: list[str] = []
+        at = 0
+        while (found := pattern.search(source, at)) is not None:
+            # Already redacted by an earlier, more specific pattern, or of a secret's shape but not one:
+            skip = "[REDACTED:" in found[0] and pattern is not _PRIVATE_KEY
+            replaced = None if skip else replace(found)
+            if replaced is None:
+                resume = found.end("lead") if "lead" in pattern.groupindex else found.end()
+                pieces.append(source[at:resume])
+                at = resume
+                continue
             kinds.append(kind)
-            return replace(found)
-
-        return pattern.sub(one, source)
+            pieces += (source[at : found.start()], replaced)
+            at = found.end()
+        pieces.append(source[at:])
+        return "".join(pieces)
 
     # Each pattern runs only where a literal its matches must contain is present: a judged search redacts
     # every shortlisted snippet, and scanning all of them with every pattern cost ~85 ms a search on `large`.
@@ -134,21 +138,32 @@ def redact(text: str) -> Redacted:
     for kind, literals, pattern in _TOKENS:
         if any(literal in text for literal in literals):
             text = sub(kind, pattern, lambda m, k=kind: _mark(k), text)
-    if "bearer" in text.lower():
-        text = sub("bearer-token", _BEARER, lambda m: m[1] + _mark("bearer-token"), text)
+    lowered = text.lower()
+    if "bearer" in lowered:
+        text = sub("bearer-token", _BEARER, _bearer, text)
+    if "basic" in lowered:
+        text = sub("basic-auth", _BASIC, _basic, text)
     if "://" in text:
         text = sub("url-password", _URL_PASSWORD, lambda m: m[1] + _mark("password") + m[3], text)
-    if _SECRET_WORD.search(text):
-        text = sub(
-            "assignment",
-            _QUOTED_ASSIGNMENT,
-            lambda m: f"{m['lead']}{m['q']}{_mark('secret')}{m['q']}",
-            text,
-            harmless=_built_from_placeholders,
-        )
-    if any(word in text for word in _ENV_WORDS):
-        text = sub("assignment", _ENV_ASSIGNMENT, lambda m: m["lead"] + _mark("secret"), text)
+    if SECRET_WORD.search(text):
+        secret = _mark("secret")
+        text = sub("assignment", ASSIGNMENT, lambda m: secret_assignments.redacted(m, secret, syntax), text)
+        if "</" in text:
+            text = sub("assignment", XML_ELEMENT, lambda m: secret_assignments.redacted_element(m, secret), text)
     return Redacted(text, tuple(kinds))
+
+
+def _blank_key_lines(text: str, count: int) -> str:
+    """The text with its first `count` lines blanked, the first one marked; what follows the `END` line's
+    armor (a closing quote) is kept."""
+    lines = text.split("\n")
+    count = min(count, len(lines))
+    end = _KEY_END.search(lines[count - 1])
+    tail = lines[count - 1][end.end() :] if end is not None else ""
+    lines[:count] = [""] * count
+    lines[0] = _mark("private-key")
+    lines[count - 1] += tail
+    return "\n".join(lines)
 
 
 @dataclass
@@ -165,15 +180,18 @@ class RedactionTally:
             self.secrets += redacted.count
             self.kinds.update(redacted.kinds)
 
-    def warning(self) -> str | None:
-        """The line a result carries when something was redacted."""
+    def warnings(self) -> list[str]:
+        """What a result says when something was redacted: what, and that only known shapes are recognized, so the
+        count never reads as "every secret was caught"."""
         if not self.snippets:
-            return None
-        kinds = ", ".join(sorted(self.kinds))
-        return (
-            f"Redacted {self.secrets} secrets ({kinds}) in {self.snippets} snippets before judging; "
-            "their relevance was judged without those values."
-        )
+            return []
+        values = "value" if self.secrets == 1 else "values"
+        snippets = "snippet" if self.snippets == 1 else "snippets"
+        return [
+            f"Redacted {self.secrets} {values} of a known secret shape ({', '.join(sorted(self.kinds))}) in "
+            f"{self.snippets} {snippets} before judging; they were judged without those values. Only known shapes "
+            "are recognized: any other secret in the judged snippets was sent as written."
+        ]
 
 
 _CURRENT: contextvars.ContextVar[RedactionTally | None] = contextvars.ContextVar("smartsearch_redactions", default=None)

@@ -4,7 +4,7 @@ The embedded `local` judge (a `ShortlistJudge`) runs in the process and weighs e
 rivals, so it gets the shortlist at once with the evidence the shortlist gathered (BM25 scores, cosines, the
 rarity of the query's words); every other judge is a Pydantic AI model asked about each snippet on its own
 (`per_snippet`, which imports Pydantic AI only when it is first needed). Both paths keep the same promises:
-secrets are redacted before any judge sees a snippet (`redact`; each shortlisted snippet with something
+secrets are redacted before any judge sees a snippet (`redact_snippet`; each shortlisted snippet with something
 redacted is counted in the front end's `RedactionTally`), a failure fails the whole search, cancelling the
 caller stops the judging, `judge.timeout` bounds a judgment (for the shortlist judge, the whole call), and
 judgments are cached by (judge, query, snippet content) so repeating a search only pays for what changed. A
@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, Judged, JudgeFailed, JudgmentCache, ShortlistJudge
-from smartsearch_ls.judge.redact import Redacted, current_tally, redact
+from smartsearch_ls.judge.redact import Redacted, current_tally, redact_snippet
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 
 
@@ -38,7 +38,7 @@ async def judge_snippets(
     the query's terms in the searched roots, which a shortlist judge weighs (None: no root is known).
     """
     evidence = [item if isinstance(item, Evidence) else Evidence(item) for item in shortlist]
-    redactions = [redact(e.snippet.text) for e in evidence]
+    redactions = [redact_snippet(e.snippet) for e in evidence]
     if (tally := current_tally()) is not None:
         for redacted in redactions:
             tally.add(redacted)

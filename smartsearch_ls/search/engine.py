@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.index.shortlist import Scope, unreadable_warning
 from smartsearch_ls.index.terms import text_terms
 from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgmentCache
 from smartsearch_ls.search.behavior import behavior_search
@@ -58,7 +58,8 @@ async def search(
     candidates. `judge` may be None only for symbol and path searches; `warnings` are carried through."""
     shape = _plan(request)
     context = Context.of(request.context)
-    notes = list(warnings)
+    unread = unreadable_warning(request.scopes)
+    notes = [*warnings, unread] if unread is not None else list(warnings)
     if shape.mode == "path":
         result = await asyncio.to_thread(_path_search, request, shape, context, notes)
     elif shape.mode == "symbol":
@@ -67,6 +68,8 @@ async def search(
         result = await _prose_search(request, shape, context, judge, cache, on_judged, notes)
     if request.expand_related:
         result = await asyncio.to_thread(expand_related, request, shape, result)
+    if unread is not None:  # files rg could not list: no answer over them is complete
+        result = replace(result, coverage=replace(result.coverage, complete=False))
     return replace(result, intent=request.intent)
 
 

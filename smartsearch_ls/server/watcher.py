@@ -17,9 +17,14 @@ from watchdog.observers import Observer
 
 log = logging.getLogger(__name__)
 
-CHANGES = frozenset({"created", "modified", "deleted", "moved"})
-"""The events that change content. inotify also reports every open and close: counting those would turn the
-index's own reads into changes, and each re-read into the next event, a loop that never settles."""
+CHANGES = frozenset({"created", "modified", "deleted", "moved", "attrib"})
+"""The events that change content or whether it can be read (`attrib`: a chmod). inotify also reports every
+open and close: counting those would turn the index's own reads into changes, and each re-read into the next
+event, a loop that never settles (reads do not change attributes: their atime is not an inotify event)."""
+
+FOLDER_CHANGES = frozenset({"created", "deleted", "moved", "attrib"})
+"""The events of a folder that the index re-lists under it for: one moved in or out comes as one event, with
+none for the files in it. A folder's `modified` (any entry in it changed) comes with the entry's own event."""
 
 Changed = Callable[[Path, list[str]], None]
 """Called on the event loop with (root, root-relative paths that changed)."""
@@ -32,7 +37,7 @@ class _Forward(FileSystemEventHandler):
         self._changed = changed
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type not in CHANGES or (event.is_directory and event.event_type not in ("moved", "deleted")):
+        if event.event_type not in (FOLDER_CHANGES if event.is_directory else CHANGES):
             return
         paths = []
         for raw in (event.src_path, getattr(event, "dest_path", "")):

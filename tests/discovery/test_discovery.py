@@ -27,7 +27,7 @@ def test_rg_is_found_next_to_the_interpreter() -> None:
 
 
 def test_listing_honours_gitignore_and_hides_dotfiles(project: Path) -> None:
-    listed = set(list_files(project))
+    listed = set(list_files(project).paths)
     assert "auth/sessions.py" in listed
     assert "build/generated.py" not in listed  # .gitignore, even without a .git folder
     assert ".env" not in listed and ".gitignore" not in listed
@@ -36,17 +36,20 @@ def test_listing_honours_gitignore_and_hides_dotfiles(project: Path) -> None:
 def test_exclude_globs_and_secret_files_are_never_listed(project: Path) -> None:
     (project / "keys").mkdir()
     (project / "keys" / "server.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
-    listed = set(list_files(project, ["billing/**"]))
+    listed = set(list_files(project, ["billing/**"]).paths)
     assert not any(p.startswith("billing/") for p in listed)
     assert "keys/server.pem" not in listed
 
 
 def test_credential_files_are_never_listed_nor_admitted_whatever_their_case(project: Path) -> None:
-    for name in ("server.PEM", "deploy.Key", ".ENV.production", "ID_RSA"):
+    names = {"server.PEM", "deploy.Key", ".ENV.production", "ID_RSA", "prod.Env", "Deploy.PPK", "credentials"}
+    for name in names:
         (project / name).write_text("-----BEGIN PRIVATE KEY-----\n")
-    listed = set(list_files(project))
-    assert not listed & {"server.PEM", "deploy.Key", ".ENV.production", "ID_RSA"}
+    listed = set(list_files(project).paths)
+    assert not listed & names
     assert is_credential("keys/Server.PEM") and is_credential("ID_RSA.pub") and not is_credential("src/keys.py")
+    assert is_credential("deploy/prod.env") and is_credential(".aws/Credentials")
+    assert not is_credential("src/credentials.py") and not is_credential("src/env.py")
 
 
 def test_a_name_that_is_not_utf8_is_skipped_and_a_line_break_in_a_name_is_kept(project: Path) -> None:
@@ -54,7 +57,7 @@ def test_a_name_that_is_not_utf8_is_skipped_and_a_line_break_in_a_name_is_kept(p
     with open(odd, "wb") as handle:
         handle.write(b"def weird():\n    return 1\n")
     (project / "two\nlines.py").write_text("x = 1\n")
-    listed = set(list_files(project))
+    listed = set(list_files(project).paths)
     assert "two\nlines.py" in listed and "two" not in listed
     (undecodable,) = [p for p in listed if p.startswith("caf")]
     assert read_file(project / undecodable).skipped is SkipReason.NOT_UTF8
@@ -123,7 +126,7 @@ def test_symlinks_are_not_followed(project: Path, tmp_path: Path) -> None:
     (outside / "secret.py").write_text("def leaked(): pass\n")
     os.symlink(outside, project / "linked_dir")
     os.symlink(outside / "secret.py", project / "linked.py")
-    listed = set(list_files(project))
+    listed = set(list_files(project).paths)
     assert not any("linked" in p for p in listed)
 
 

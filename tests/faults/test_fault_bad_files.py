@@ -89,6 +89,19 @@ def test_each_bad_file_is_skipped_or_chunked_and_counted(tree: tuple[Path, dict[
     assert (root / "huge_one_line.js").stat().st_size > 50 * MAX_FILE_BYTES - 1
 
 
+def test_a_thousand_branch_elif_chain_keeps_every_declaration() -> None:
+    """`elif` nests in the tree without indenting, so a valid file can hold a thousand levels: the walk that
+    found declarations recursed once a level and hit the recursion limit, and the file lost all of them."""
+    text = "def before():\n    return 0\n\n\ndef dispatch(x):\n    if x == 0:\n        return 0\n"
+    text += "".join(f"    elif x == {n}:\n        return {n}\n" for n in range(1, 1000))
+    text += "    else:\n        return -1\n\n\nclass After:\n    def method(self):\n        return 1\n"
+    chunked = chunk_file("dispatch.py", text)
+    assert [d.qualified_name for d in chunked.declarations] == ["before", "dispatch", "After", "After.method"]
+    assert {s.symbol for s in chunked.snippets} == {"before", "dispatch", "After"}
+    covered = {n for s in chunked.snippets for n in range(s.start_line, s.end_line + 1)}
+    assert all(n in covered for n, line in enumerate(text.splitlines(), 1) if line.strip())
+
+
 def test_line_numbers_survive_crlf_and_form_feeds() -> None:
     chunked = chunk_file("crlf_ff.py", CRLF_SOURCE)
     audit = next(d for d in chunked.declarations if d.name == "rotate_the_audit_log")

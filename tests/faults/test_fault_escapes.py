@@ -7,6 +7,8 @@ injection. Searches try every way out; afterwards the judge's record holds none 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -35,6 +37,9 @@ NEVER_SENT = {
     "dotenv_local": "DOTENV_LOCAL_VALUE_1a2b3c",
     "id_rsa": "ID_RSA_BODY_55aa66bb",
     "pem_file": "PEM_FILE_BODY_77cc88dd",
+    "dot_env_suffix": "PROD_ENV_VALUE_4d5e6f",
+    "ppk": "PUTTY_PRIVATE_LINES_8e9f0a",
+    "aws_credentials": "AWS_CREDENTIALS_VALUE_2b3c4d",
     "excluded": "EXCLUDED_VAULT_MARKER_42",
     "git": "GIT_CONFIG_MARKER_31",
     "outside": "OUTSIDE_WORKSPACE_MARKER_17",
@@ -58,6 +63,39 @@ def gateway_headers():
     return {{"Authorization": "Bearer {SECRETS["bearer"]}", "Accept": "application/json"}}
 '''
 
+KEY_BODY = [base64.b64encode(hashlib.sha512(b"%d" % n).digest()).decode()[:64] for n in range(50)]
+"""A 4096-bit key's worth of base64 lines: longer than the 10 lines two windows share, so a window starts inside it."""
+SPLIT_KEY = "\n".join(
+    [
+        *(f"option_{n} = {n}  # deploy setting" for n in range(20)),
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        *KEY_BODY,
+        "-----END OPENSSH PRIVATE KEY-----",
+        *(f"after_{n} = {n}  # deploy setting" for n in range(20)),
+    ]
+)
+
+CONFIG_SECRETS = {
+    "yaml": "Yaml-hunter2-pass",
+    "ini": "ini;s3cret=value",
+    "properties": "Pr0perties-Pass",
+    "aws": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "db_pass": "db-pass-hunter2",
+    "basic": base64.b64encode(b"deploy:basic-pass-42").decode(),
+    "bearer": "tok3n-for-the-deploy",
+    "xml": "maven-settings-pass",
+}
+CONFIG_FILES = {
+    "ops/deploy.yaml": f"deploy:\n  host: prod.example.com\n  password: {CONFIG_SECRETS['yaml']}  # rotate yearly\n",
+    "ops/deploy.ini": f"[database]\nhost = db.example.com\npassword = {CONFIG_SECRETS['ini']}\n",
+    "ops/app.properties": f"spring.datasource.url=jdbc:pg://db\nspring.datasource.password={CONFIG_SECRETS['properties']}\n",
+    "ops/aws.cfg": f"[default]\nregion = eu-west-1\naws_secret_access_key = {CONFIG_SECRETS['aws']}\n",
+    "ops/database.py": f'DB_HOST = "db.example.com"\nDB_PASS = "{CONFIG_SECRETS["db_pass"]}"\n',
+    "ops/client.json": f'{{"deploy": {{"headers": {{"auth": "Basic {CONFIG_SECRETS["basic"]}"}}}}}}\n',
+    "ops/deploy.sh": f'curl -H "Authorization: Bearer {CONFIG_SECRETS["bearer"]}" https://deploy.example.com\n',
+    "ops/settings.xml": f"<settings><server><password>{CONFIG_SECRETS['xml']}</password></server></settings>\n",
+}
+
 
 @pytest.fixture(scope="module")
 def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
@@ -70,6 +108,8 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         base / "project",
         {
             "config/gateway.py": CONFIG,
+            "ops/deploy.conf": SPLIT_KEY + "\n",
+            **CONFIG_FILES,
             "billing/charge.py": "def charge_payment(gateway, amount):\n    return gateway.charge(amount)\n",
             "plugins/plain.py": "def load_plugin_registry(path):\n    return {}\n",
             "plugins/injected.py": (
@@ -83,6 +123,9 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
             ".env.local": f"PAYMENT_GATEWAY_KEY={NEVER_SENT['dotenv_local']}\n",
             "deploy/id_rsa": f"payment gateway {NEVER_SENT['id_rsa']}\n",
             "certs/gateway.pem": f"payment gateway {NEVER_SENT['pem_file']}\n",
+            "deploy/prod.env": f"PAYMENT_GATEWAY_URL=https://pay.example.com\nGATEWAY={NEVER_SENT['dot_env_suffix']}\n",
+            "deploy/gateway.ppk": f"PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 1\n{NEVER_SENT['ppk']}\n",
+            "deploy/aws/credentials": f"[payment-gateway]\naws_secret_access_key = {NEVER_SENT['aws_credentials']}\n",
             "secrets/vault.py": f"def payment_gateway_vault():\n    return '{NEVER_SENT['excluded']}'\n",
             ".git/config": f"[payment gateway]\n  token = {NEVER_SENT['git']}\n",
         },
@@ -116,9 +159,10 @@ async def test_a_directory_outside_the_workspace_is_refused(
         await server.query(query="payment gateway secret", directory=directory.format(root=root, outside=outside))
 
 
-@pytest.mark.parametrize(
-    "glob", [".env", ".env*", "**/.env.local", "**/.git/**", ".git/config", "linked_dir/**", "*.pem"]
-)
+HIDDEN_GLOBS = [".env", ".env*", "**/.env.local", "**/.git/**", ".git/config", "linked_dir/**", "*.pem", "*.env"]
+
+
+@pytest.mark.parametrize("glob", [*HIDDEN_GLOBS, "**/*.ppk", "**/credentials", "deploy/aws/**"])
 async def test_globs_cannot_reach_hidden_secret_or_linked_files(server: Server, glob: str) -> None:
     result = await server.query(query="payment gateway key token", glob=glob, mode="behavior")
     assert result.coverage.files == 0 and result.matches == []
@@ -133,6 +177,9 @@ async def test_nothing_that_must_not_leave_reached_the_judge(server: Server, fau
         ".env.local",
         "deploy/id_rsa",
         "certs/gateway.pem",
+        "deploy/prod.env",
+        "deploy/gateway.ppk",
+        "deploy/aws/credentials",
         "secrets/vault.py",
         ".git/config",
         "linked_secrets.py",
@@ -149,7 +196,9 @@ async def test_secrets_in_code_are_redacted_before_judging_and_reported(
     query = "build the payment gateway request headers with the bearer token"
     result = await server.query(query=query, glob="config/**", mode="behavior")
     assert result.coverage.judged >= 1
-    assert any(w.startswith("Redacted ") and "before judging" in w for w in result.warnings), result.warnings
+    (said,) = [w for w in result.warnings if w.startswith("Redacted ") and "before judging" in w]
+    # what was redacted, and never a claim that nothing else could be secret
+    assert "of a known secret shape (" in said and "any other secret in the judged snippets was sent as written" in said
     framed = [code for attrs, code in framed_bodies(fault_judge) if attrs["path"] == "config/gateway.py"]
     assert framed and all("[REDACTED:" in code for code in framed)
     sent = "\n".join(sent_texts(fault_judge))
@@ -157,6 +206,31 @@ async def test_secrets_in_code_are_redacted_before_judging_and_reported(
     # the editor still gets the real text back: redaction only concerns what leaves for judging
     top = result.matches[0]
     assert top.path == "config/gateway.py" and SECRETS["bearer"] in top.excerpt
+
+
+async def test_a_private_key_cut_by_a_window_never_reaches_the_judge(server: Server, fault_judge: FaultServer) -> None:
+    """Lines 21-72 hold the key; the second window (lines 51-110) starts inside it, below its BEGIN line."""
+    result = await server.query(query="deploy settings private key", glob="ops/**", mode="behavior")
+    assert result.coverage.judged == result.coverage.snippets >= 2
+    framed = [code for attrs, code in framed_bodies(fault_judge) if attrs["path"] == "ops/deploy.conf"]
+    assert len(framed) >= 2 and all("[REDACTED:private-key]" in code for code in framed)
+    sent = "\n".join(sent_texts(fault_judge))
+    assert [n for n, line in enumerate(KEY_BODY) if line in sent] == []
+    assert "-----END OPENSSH PRIVATE KEY-----" not in sent
+    assert "after_0 = 0" in sent  # what follows the key is judged as usual
+
+
+async def test_config_style_and_unquoted_secrets_never_reach_the_judge(
+    server: Server, fault_judge: FaultServer
+) -> None:
+    """YAML, INI, `.properties`, an AWS credentials line, `DB_PASS`, a Basic header, a Bearer value, Maven XML."""
+    result = await server.query(query="deploy database password settings", glob="ops/**", mode="behavior")
+    assert result.coverage.judged == result.coverage.snippets
+    judged = {attrs["path"] for attrs, _ in framed_bodies(fault_judge)}
+    assert set(CONFIG_FILES) <= judged
+    sent = "\n".join(sent_texts(fault_judge))
+    assert [name for name, value in CONFIG_SECRETS.items() if value in sent] == []
+    assert "db.example.com" in sent and "spring.datasource.password=[REDACTED:secret]" in sent
 
 
 async def test_redaction_keeps_code_and_line_count() -> None:

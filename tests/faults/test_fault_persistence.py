@@ -4,7 +4,15 @@ servers on one root share it safely. Never a crash, never a wrong answer."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import pickle
+import resource
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 import pytest
@@ -69,6 +77,105 @@ def test_an_index_of_the_wrong_shape_is_rebuilt(project: Path, tmp_path: Path) -
     persisted(project, cache)
     store.save(store.index_path(cache, project), {"root": str(project.resolve()), "files": [], "snippets": {}})
     assert_rebuilt(project, cache)
+
+
+def test_stale_temporary_files_of_killed_persists_are_removed_on_start(project: Path, tmp_path: Path) -> None:
+    """A persist killed mid-write leaves its temporary file (up to the index's size); one still being written by
+    another process on the same cache is young and stays."""
+    cache = tmp_path / "cache"
+    path = persisted(project, cache)
+    stale = [path.parent / f"{path.name}killed{n}.tmp" for n in range(3)]
+    for leftover in stale:
+        leftover.write_bytes(b"half an index")
+        os.utime(leftover, (time.time() - 3600, time.time() - 3600))
+    writing = path.parent / f"{path.name}writing.tmp"
+    writing.write_bytes(b"being written")
+    assert RootIndex(project, cache_dir=cache).load_persisted()
+    assert [p for p in stale if p.exists()] == [] and writing.exists()
+
+
+def test_a_fifo_at_the_index_path_is_rebuilt_without_blocking(
+    project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = tmp_path / "cache"
+    path = persisted(project, cache)
+    path.unlink()
+    os.mkfifo(path)
+    with ThreadPoolExecutor(1) as pool:
+        loading = pool.submit(RootIndex(project, cache_dir=cache).load_persisted)
+        try:
+            assert loading.result(timeout=10) is False
+        except FutureTimeout:
+            with open(path, "wb"):  # a writer lets the blocked reader go, so the test can end
+                pass
+            raise AssertionError("loading the index blocked on a FIFO") from None
+    assert "not a regular file" in caplog.text
+    assert_rebuilt(project, cache)
+
+
+def test_a_link_to_dev_zero_at_the_index_path_is_rebuilt(project: Path, tmp_path: Path) -> None:
+    """Read whole, /dev/zero fills memory: the command line runs with its address space capped at 3 GB, so a
+    reader that follows the link fails with a MemoryError rather than push the machine into swap."""
+    cache = tmp_path / "cache"
+    path = persisted(project, cache)
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    command = [sys.executable, "-c", "from smartsearch_ls.cli import main; main()", "query", "SessionStore.get"]
+    command += ["--root", str(project), "--cache-dir", str(cache)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, preexec_fn=capped, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("auth/sessions.py"), done.stderr[-2000:]
+    assert "not a regular file" in done.stderr  # the reason, logged
+    assert not path.is_symlink() and RootIndex(project, cache_dir=cache).load_persisted()  # healed on disk
+
+
+def _short_of_snippets(payload: dict) -> None:
+    payload["snippets"] = payload["snippets"][:2]
+
+
+def _entry_names_a_retired_snippet(payload: dict) -> None:
+    entry = payload["files"]["auth/sessions.py"]
+    payload["snippets"][entry.docs[0]] = None
+
+
+def _entry_names_another_files_snippet(payload: dict) -> None:
+    files = payload["files"]
+    files["auth/sessions.py"].docs = files["config/loader.py"].docs
+
+
+def _postings_name_a_missing_snippet(payload: dict) -> None:
+    bm25 = payload["bm25"]
+    bm25.add({"phantom": 1}, ())
+    bm25.lengths.pop()
+    bm25.alive.pop()
+
+
+INCONSISTENT = [
+    _short_of_snippets,
+    _entry_names_a_retired_snippet,
+    _entry_names_another_files_snippet,
+    _postings_name_a_missing_snippet,
+]
+
+
+@pytest.mark.parametrize("damage", INCONSISTENT)
+def test_an_index_with_a_valid_checksum_but_inconsistent_contents_is_rebuilt(
+    project: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, damage
+) -> None:
+    """The checksum proves the bytes are what was written, not that what was written agrees with itself: such an
+    index failed every run with an IndexError until the cache was deleted."""
+    cache = tmp_path / "cache"
+    path = persisted(project, cache)
+    payload = store.load(path)
+    assert payload is not None
+    damage(payload)
+    assert store.save(path, payload)
+    with caplog.at_level(logging.WARNING):
+        assert_rebuilt(project, cache)
+    assert "inconsistent" in caplog.text
 
 
 def test_an_unwritable_cache_only_costs_warmth(project: Path, tmp_path: Path) -> None:

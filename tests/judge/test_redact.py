@@ -2,14 +2,18 @@
 
 The redactor skips a pattern unless a literal its matches must contain is in the text (a judged search redacts
 every shortlisted snippet); these cases pin that each kind's literal check still lets its secrets through to
-the pattern, in any letter case the pattern accepts. The end-to-end case is in `tests/faults`.
+the pattern, in any letter case the pattern accepts; others pin the assignment syntaxes of code and config
+files, and ordinary code with secret-sounding names that must stay as it is. The end-to-end cases are in
+`tests/faults`.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from smartsearch_ls.judge.redact import redact
+from smartsearch_ls.chunking import chunk_file
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.judge.redact import redact, redact_snippet
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXBhcnQ"
@@ -41,3 +45,73 @@ def test_each_kind_of_secret_is_redacted_among_other_code(kind: str, text: str, 
 def test_code_without_any_secret_word_comes_back_unchanged() -> None:
     code = "def add(left, right):\n    return left + right  # https://example.com/docs\n"
     assert redact(code).text == code and redact(code).count == 0
+
+
+SYNTAXES = {
+    # path: text with the secret between « and »
+    "deploy/app.yaml": "database:\n  password: «Hunter2-yaml»  # rotate\n",
+    "deploy/app.ini": "[db]\npassword = «ini-s3cret» ; old\n",
+    "src/main/resources/app.properties": "spring.datasource.password=«Pr0ps-pass»\n",
+    "aws.cfg": "aws_secret_access_key = «wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY»\n",
+    "deploy/run.sh": "export DB_PASSWORD=«shell-pass-1»\n",
+    "settings.py": 'DB_PASS = "«hunter2-db»"\n',
+    "models.py": 'class Settings:\n    db_password: str = "«changeme-now»"\n',
+    "mail.py": 'config["smtp_password"] = "«mail-pass-9»"\n',
+    "client.ts": 'const headers = { "auth": "Basic «ZGVwbG95OnMzY3JldA==»" };\n',
+    "client.go": 'req.Header.Set("Authorization", "Bearer «abc123def»")\n',
+    "keys.go": 'apiKey := "«k3y-9f8e7d6c5b»"\n',
+    "login.js": 'login({ password: userInput, token: "«abc123def456»" });\n',  # after a value that is no secret
+    "index.php": "$password = '«php-pass-1»';\n",
+    "settings.xml": "<server><password>«maven-pass»</password></server>\n",
+    "docs/setup.md": "Then set `password: «docs-pass-1»` in the config.\n",
+}
+
+
+@pytest.mark.parametrize("path", SYNTAXES)
+def test_secrets_in_config_syntaxes_and_unquoted_values_are_redacted(path: str) -> None:
+    text = SYNTAXES[path].replace("«", "").replace("»", "")
+    secret = SYNTAXES[path].split("«")[1].split("»")[0]
+    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
+    assert secret not in redacted.text and redacted.count == 1, redacted.text
+    assert redacted.text.count("\n") == text.count("\n")
+
+
+ORDINARY_CODE = [
+    ("cache.py", 'key = dict_key\nsort_key = "name"\ncache_key = f"{user}:{page}"\nkeys = sorted(keys)\n'),
+    ("auth.py", 'password = request.form["password"]\ntoken = get_token()\nauth = HTTPBasicAuth(user, pw)\n'),
+    ("hooks.py", "@post_load(pass_many=True)\ndef make(self, data, **kwargs):\n    pass\n"),
+    ("lexer.py", 'if token == "else":\n    TOKEN_EOF = "end of template"\n'),
+    ("lsp.py", 'SEMANTIC_TOKENS_FULL = "textDocument/semanticTokens/full"\n'),
+    ("urls.py", 'TOKEN_URL = "https://auth.example.com/oauth/token"\npassword_prompt = "Password: "\n'),
+    ("c.c", 'char *key = "__f2py_cb_#name#";\n'),
+    ("masks.py", 'password = ":****"\nshown = {"secret": "**********"}\n'),
+    ("ws.js", "opts.auth = `${url.username}:${url.password}`;\n"),
+    ("settings.py", 'AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"\n'),
+    ("config.yaml", "auth_type: basic\ntoken_ttl: 3600\nkey: password\nsecretKeyRef:\n  name: db\n"),
+    ("README.md", "password = get_password()\nkey = dict_key\nBasic usage: call it.\nBearer authentication\n"),
+]
+
+
+@pytest.mark.parametrize(("path", "text"), ORDINARY_CODE, ids=[p for p, _ in ORDINARY_CODE])
+def test_ordinary_code_with_secret_sounding_names_is_left_alone(path: str, text: str) -> None:
+    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
+    assert redacted.count == 0 and redacted.text == text, redacted.text
+
+
+@pytest.mark.parametrize("path", ["deploy/keys.txt", "deploy/keys.py"])
+def test_a_key_block_cut_between_snippets_is_redacted_in_every_one(path: str) -> None:
+    """Windows (.txt) overlap by 10 lines and a Python statement longer than 160 lines is cut at plain line counts:
+    either way a snippet starts inside the block, below its BEGIN line, and must not carry its body or END line."""
+    body = [f"QUJD{n:060d}" for n in range(200)]
+    lines = [f"setting_{n} = {n}" for n in range(140)]
+    lines += ['DEPLOY_KEY = """-----BEGIN RSA PRIVATE KEY-----', *body, '-----END RSA PRIVATE KEY-----"""']
+    lines += [f"after_{n} = {n}" for n in range(30)]
+    snippets = chunk_file(path, "\n".join(lines) + "\n").snippets
+    inside = [s for s in snippets if 141 < s.start_line <= 342]
+    assert inside, [(s.start_line, s.end_line) for s in snippets]
+    for snippet in snippets:
+        judged = redact_snippet(snippet)
+        assert not any(line in judged.text for line in body) and "-----END" not in judged.text
+        assert judged.text.count("\n") == snippet.text.count("\n")
+    assert all(redact_snippet(s).text.splitlines()[0] == "[REDACTED:private-key]" for s in inside)
+    assert any('"""' in redact_snippet(s).text for s in inside)  # what follows the END armor is kept

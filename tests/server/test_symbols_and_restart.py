@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from tests.conftest import write_tree
 from tests.support.model_servers import ModelServer
@@ -22,6 +23,52 @@ async def test_identifier_queries_are_answered_from_names_without_a_judge(sessio
     methods = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="create"))
     assert any(s.name == "create" and s.kind == types.SymbolKind.Method for s in methods)
     assert len(session.judge.recorder.requests) == before
+
+
+async def test_names_typed_into_a_buffer_just_before_are_found(session: Session) -> None:
+    """The buffer's edit waits for the next pause in typing; a look-up applies it first, as a search does."""
+    uri = (session.root / "billing/invoice.py").as_uri()
+    original = (session.root / "billing/invoice.py").read_text()
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=original)
+        )
+    )
+    session.client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangeWholeDocument(text=original + "\n\ndef freshly_typed():\n    pass\n")
+            ],
+        )
+    )
+    symbols = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="freshly_typed"))
+    assert [(s.name, s.location.uri) for s in symbols] == [("freshly_typed", uri)]
+
+
+ODD_NAMES = ["x#y.py", "q?.py", "pct%41.py", "sp ace.py", "ünï.py"]
+
+
+async def test_result_uris_name_the_file_whatever_its_characters(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    (workspace / "odd").mkdir()
+    for n, name in enumerate(ODD_NAMES):
+        (workspace / "odd" / name).write_text(f'def odd_value_{n}():\n    """Return the odd value."""\n    return 1\n')
+    session = await start_session(workspace, model_server, tmp_path / "cache")
+    try:
+        await session.wait_for_log("index ready")
+        for n, name in enumerate(ODD_NAMES):
+            found = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=f"odd_value_{n}"))
+            assert found[0].name == f"odd_value_{n}"
+            assert to_fs_path(found[0].location.uri) == str(workspace / "odd" / name), found[0].location.uri
+        judged = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="return the odd value"))
+        assert sorted(to_fs_path(s.location.uri) for s in judged) == sorted(
+            str(workspace / "odd" / n) for n in ODD_NAMES
+        )
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()
 
 
 async def test_prose_queries_run_a_judged_search(session: Session) -> None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 import socket
 import threading
 import time
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from smartsearch_ls.index.root_index import RootIndex
@@ -217,10 +220,12 @@ async def launch(
     env: dict[str, str] | None = None,
     capabilities: str = VSCODE,
     args: tuple[str, ...] = (),
+    prefix: tuple[str, ...] = (),
 ) -> Server:
     """Start the real server on `root`, as the server tests do, but with the default `semantic` setting (on)."""
+    settings = {"semantic": True, **(settings or {})}
     started = await start_session(
-        root, judge, cache, capabilities, {"semantic": True, **(settings or {})}, env=env, args=args, kind=Server
+        root, judge, cache, capabilities, settings, env=env, args=args, kind=Server, prefix=prefix
     )
     assert isinstance(started, Server)
     return started
@@ -236,3 +241,16 @@ def generate_tree(root: Path, files: int) -> None:
         (folder / f"f{n}.py").write_text(
             f"def handler_{n}(request):\n    '''Handle request kind {n % 97}.'''\n    return request.reply({n})\n"
         )
+
+
+def obeying_file_modes() -> tuple[str, ...]:
+    """A command prefix under which a process meets file modes as a user without root does.
+
+    The tests run as root, which reads a folder of mode 000 anyway; without CAP_DAC_OVERRIDE and
+    CAP_DAC_READ_SEARCH in its bounding set, root is refused like anyone. Not root: nothing to drop."""
+    if os.geteuid() != 0:
+        return ()
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without `setpriv` (util-linux): cannot make a folder unreadable")
+    return (setpriv, "--bounding-set=-dac_override,-dac_read_search", "--")

@@ -104,11 +104,13 @@ async def start_session(
     args: tuple[str, ...] = (),
     kind: type[Session] = Session,
     client_handlers: dict[str, Callable[..., Any]] | None = None,
+    prefix: tuple[str, ...] = (),
 ) -> Session:
-    """Start the server; the index lives under `cache`, and background embedding is off unless asked."""
+    """Start the server; the index lives under `cache`, and background embedding is off unless asked. `prefix` is a
+    command the server is started through (`setpriv ...`)."""
     registrations: list[types.Registration] = []
     config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "smartsearch_ls", *args],
+        server_command=[*prefix, sys.executable, "-m", "smartsearch_ls", *args],
         client_factory=client_factory(registrations, client_handlers),
         server_env={
             **os.environ,

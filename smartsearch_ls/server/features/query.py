@@ -91,6 +91,7 @@ async def run_search(
     """Search with progress and errors mapped to LSP; returns the result and whether all indexes were ready."""
     scopes = scopes_for(server, params)
     warnings, ready = await wait_for_indexes(server, scopes)
+    broken = any(f.error is not None for s in scopes if (f := server.folders.folders.get(s.index.root)) is not None)
     await server.folders.flush_all()
     routed = mode or route(params.query)
     settings = server.settings
@@ -133,9 +134,8 @@ async def run_search(
         raise
     finally:
         server.folders.search_finished()
-    if (redacted := redactions.warning()) is not None:
-        result = replace(result, warnings=[*result.warnings, redacted])
-    if not ready and result.coverage.complete:
+    result = replace(result, warnings=[*result.warnings, *redactions.warnings()])
+    if (broken or not ready) and result.coverage.complete:  # a folder not (yet) indexed was not searched
         result = replace(result, coverage=replace(result.coverage, complete=False))
     end = f"{len(result.matches)} matches; {summary(result.coverage)}"
     if result.warnings:

@@ -4,6 +4,7 @@ Names are ranked by the symbol index (`search/symbols.py`): exact name, qualifie
 coverage, then subsequence; tests after code; ties to the most central declaration (most mentioned name,
 most imported file, import-graph PageRank). It is kept per root index generation and updated per file.
 
+Both answer from the index as the editor's buffers have it: pending edits are applied first, as for a search.
 Editors send this on every keystroke, so a judged search first waits `workspaceSymbol.debounce` seconds,
 and each new request cancels the one before it: a fast typist never pays judge calls for a stale query.
 VS Code re-filters these results by name; its behavior UI is the extension's own command.
@@ -12,11 +13,11 @@ VS Code re-filters these results by name; its behavior UI is the extension's own
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.uris import from_fs_path
 
 from smartsearch_ls.chunking.snippet import Declaration
 from smartsearch_ls.index.shortlist import Scope
@@ -26,19 +27,19 @@ from smartsearch_ls.search.symbols.ranking import find_symbols
 from smartsearch_ls.server.app import SmartSearchServer
 from smartsearch_ls.server.features.lifecycle import _plain
 from smartsearch_ls.server.features.query import run_search
-from smartsearch_ls.server.lsp_shapes import symbol_kind
+from smartsearch_ls.server.lsp_shapes import file_uri, symbol_kind, uri_of
 
 MAX_SYMBOLS = 100
 """Like gopls' cap: enough to pick from, few enough to send on every keystroke."""
 
 
-def _symbol(declaration: Declaration, root_uri: str) -> types.WorkspaceSymbol:
+def _symbol(declaration: Declaration, root: Path) -> types.WorkspaceSymbol:
     start = types.Position(line=declaration.start_line - 1, character=0)
     end = types.Position(line=declaration.end_line, character=0)
     return types.WorkspaceSymbol(
         name=declaration.name,
         kind=symbol_kind(declaration.kind),
-        location=types.Location(uri=f"{root_uri}/{declaration.path}", range=types.Range(start=start, end=end)),
+        location=types.Location(uri=file_uri(root / declaration.path), range=types.Range(start=start, end=end)),
         container_name=declaration.path,
     )
 
@@ -51,13 +52,12 @@ def _match_symbol(server: SmartSearchServer, match: Match) -> types.WorkspaceSym
             for declaration in entry.declarations:
                 if declaration.qualified_name == match.symbol:
                     kind = symbol_kind(declaration.kind)
-    uri = from_fs_path(str(match.root / match.path)) or (match.root / match.path).as_uri()
     start = types.Position(line=match.snippet_start_line - 1, character=0)
     end = types.Position(line=match.snippet_end_line, character=0)
     return types.WorkspaceSymbol(
         name=match.symbol or f"{match.path}:{match.start_line}",
         kind=kind,
-        location=types.Location(uri=uri, range=types.Range(start=start, end=end)),
+        location=types.Location(uri=uri_of(match), range=types.Range(start=start, end=end)),
         container_name=match.path,
     )
 
@@ -91,6 +91,7 @@ def register(server: SmartSearchServer) -> None:
             await asyncio.sleep(settings.debounce)
             result, _ = await run_search(ls, QueryParams(query=query), "behavior")
             return [_match_symbol(ls, m) for m in result.matches]
+        await ls.folders.flush_all()  # names typed just before are in an unsaved buffer's pending edit
         scopes = [Scope(f.index) for f in ls.folders.folders.values()]
         hits, _, _ = await asyncio.to_thread(find_symbols, scopes, query, MAX_SYMBOLS)
-        return [_symbol(h.declaration, from_fs_path(str(h.index.root)) or h.index.root.as_uri()) for h in hits]
+        return [_symbol(h.declaration, h.index.root) for h in hits]
