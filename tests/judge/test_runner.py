@@ -9,6 +9,9 @@ from collections.abc import Iterator, Mapping, Sequence
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+from pydantic_ai.profiles import ModelProfile, merge_profile
+from pydantic_ai.profiles.openai import openai_model_profile
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, JudgeFailed, JudgmentCache
@@ -133,6 +136,25 @@ async def test_providers_over_http(provider_env: ModelServer, name: str) -> None
     scores = await judge_snippets(config, "reject expired session", SNIPPETS, JudgmentCache())
     assert scores[0] == pytest.approx(1.0) and scores[1] == pytest.approx(0.0)
     assert len(provider_env.recorder.bodies()) == 2
+
+
+async def test_a_decision_model_is_asked_the_output_fields(provider_env: ModelServer) -> None:
+    await judge_snippets(JudgeConfig(resolve_judge("system-one:clm-test"), "s"), "q", SNIPPETS[:1], JudgmentCache())
+    (body,) = provider_env.recorder.bodies()
+    assert set(body["questions"]) == {"subject", "action"}
+    assert body["questions"]["action"]["instructions"]["question"].startswith("Does this code itself perform")
+
+
+@pytest.mark.parametrize("api", [OpenAIChatModel, OpenAIResponsesModel])
+@pytest.mark.parametrize("mode", ["tool", "native", "prompted"])
+async def test_openai_structured_output_in_each_mode(provider_env: ModelServer, api: type, mode: str) -> None:
+    profile = merge_profile(openai_model_profile("gpt-test"), ModelProfile(default_structured_output_mode=mode))
+    config = JudgeConfig(api("gpt-test", provider="openai", profile=profile), f"{api.__name__}-{mode}")
+    scores = await judge_snippets(config, "reject expired session", SNIPPETS, JudgmentCache())
+    assert scores == pytest.approx([1.0, 0.0])
+    bodies = provider_env.recorder.bodies()
+    assert len(bodies) == 2
+    assert all(bool(body.get("tools")) == (mode == "tool") for body in bodies)  # else the answer is JSON text
 
 
 @pytest.mark.parametrize(
