@@ -1,16 +1,34 @@
-"""Judging a shortlist one snippet at a time: one agent run per snippet, `concurrency` at a time, all or nothing.
+"""Judging a shortlist one snippet at a time: one model request per snippet, `concurrency` at a time, all or nothing.
 
-Each snippet is judged in its own run so neighbours never lend each other evidence, and a remote API is asked
-what it can answer: one snippet and one query. A failed judgment cancels the others and fails the search: a
+Each snippet is judged on its own so neighbours never lend each other evidence, and a remote API is asked what
+it can answer: one snippet and one query. A failed judgment cancels the others and fails the search: a
 half-judged result presented as complete is worse than an error, because "no matches" would then be a lie.
-Cancelling the caller (an editor's `$/cancelRequest`) cancels every run in flight, and runs still waiting for a
-slot never start, so no judge request is sent after a cancel.
+Cancelling the caller (an editor's `$/cancelRequest`) cancels every request in flight, and judgments still
+waiting for a slot never start, so no judge request is sent after a cancel.
+
+A judgment is one direct request (`pydantic_ai.direct.model_request`), not an agent run: it is one question
+with one structured answer, so an agent's graph, run state, toolsets, hooks and per-run bookkeeping do nothing
+for it, yet around a judge that answers at once they were nearly all of the cost. 128 instant judgments take a
+tenth of the CPU they took as agent runs (`python -m bench.judge_speed`, `instant model, per snippet`: 0.47-0.58
+CPU-s before, 0.04-0.07 after, two sessions of alternating runs on 2026-12-01), which is what a warm search with
+a fast judge saves. What the agent gave is kept here:
+
+- the output: `OUTPUT` declares `Relevance` as an agent declares its output type, in mode `auto`, so each
+  model's profile picks tool, native or prompted output, and a decision model gets the output tool it answers;
+- the messages: each request's are prepared by the model as an agent run prepares them, so a snippet quoting a
+  framework frame gets the framework's note and the announcement of what such notes mean;
+- validation: the answer is read with `Relevance`; one that fails is sent back once with its validation errors
+  (as the output tool call's result, or as retry feedback), and a second failure fails the search with them;
+- timeouts: a model's own settings (`request_timeout` and the rest) apply, as `model_request` merges them, and
+  `judge.timeout` bounds the whole judgment.
+
+No result reports token usage, so none is summed.
 
 Retry policy: a judge that answers HTTP 429 (rate limited) is asked again after the wait it names
-(`Retry-After`, else 1 s), at most `RATE_LIMIT_RETRIES` times per snippet and only when that wait is at most
+(`Retry-After`, else 1 s), at most `RATE_LIMIT_RETRIES` times per request and only when that wait is at most
 `MAX_RETRY_AFTER` seconds and fits in the judgment's `judge.timeout`; the snippet keeps its concurrency slot
 while waiting, so a rate-limited search slows down instead of hammering. Any other failure (HTTP 5xx, a
-refused connection, a timeout, an answer out of shape or out of range) fails the search at once.
+refused connection, a timeout, an answer the provider cannot read) fails the search at once.
 
 Imports Pydantic AI, so `judge.runner` imports this module only for a judge that needs it.
 """
@@ -18,9 +36,11 @@ Imports Pydantic AI, so `judge.runner` imports this module only for a judge that
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 
-from pydantic_ai import Agent
+from pydantic import ValidationError
+from pydantic_ai.direct import model_request
 from pydantic_ai.exceptions import (
     ModelAPIError,
     ModelAuthenticationError,
@@ -29,6 +49,18 @@ from pydantic_ai.exceptions import (
     ModelRateLimitError,
     UnexpectedModelBehavior,
 )
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryFeedbackPart,
+    RetryInfo,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.output import OutputObjectDefinition
+from pydantic_ai.tools import GenerateToolJsonSchema, ToolDefinition
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgeFailed, JudgmentCache
@@ -36,13 +68,43 @@ from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
 from smartsearch_ls.judge.redact import Redacted
 
 RATE_LIMIT_RETRIES = 2
-"""Times one snippet's judgment is asked again after HTTP 429, before the search fails."""
+"""Times one request is sent again after HTTP 429, before the search fails."""
 
 MAX_RETRY_AFTER = 10.0
 """Seconds: a judge asking for a longer wait fails the search at once, saying how long it asked for."""
 
 DEFAULT_RETRY_AFTER = 1.0
 """Seconds waited after a 429 that names no wait."""
+
+OUTPUT_RETRIES = 1
+"""Times a judge whose answer fails validation is asked again, shown why, before the search fails."""
+
+OUTPUT_TOOL = "final_result"
+"""The output tool's name, the one an agent gives its only output tool (a decision model then goes by the output
+object's name, `Relevance`)."""
+
+
+def _output_parameters() -> ModelRequestParameters:
+    """`Relevance` as the output of a request, as an agent with `output_type=Relevance` declares it.
+
+    The mode is `auto`, so each model's profile picks tool, native or prompted output as it does for an agent run;
+    the schema is the one Pydantic AI gives tools (no per-field titles), and the docstring is the description.
+    """
+    schema = Relevance.model_json_schema(schema_generator=GenerateToolJsonSchema)
+    description = schema.pop("description")
+    return ModelRequestParameters(
+        output_mode="auto",
+        output_object=OutputObjectDefinition(json_schema=schema, name=Relevance.__name__, description=description),
+        output_tools=[
+            ToolDefinition(name=OUTPUT_TOOL, parameters_json_schema=schema, description=description, kind="output")
+        ],
+    )
+
+
+OUTPUT = _output_parameters()
+
+_FENCED_JSON = re.compile(r"```(?:\w+)?\r?\n(\{.*?\})\s*(?:\r?\n?```|\Z)", re.DOTALL)
+"""A JSON object in a Markdown code fence, as models in prompted mode often answer; an agent reads it the same way."""
 
 
 async def judge_each(
@@ -64,15 +126,18 @@ async def judge_each(
     if not pending:
         return [s for s in scores if s is not None]
 
-    prompts = {i: framed_snippet(snippets[i], redactions[i]) for i in pending}
-    agent = Agent(config.model, output_type=Relevance, instructions=instructions(query), retries=0, name="smartsearch")
+    task = instructions(query)
     gate = asyncio.Semaphore(max(1, config.concurrency))
     loop = asyncio.get_running_loop()
 
-    async def ask(prompt: str, deadline: float) -> Relevance:
+    async def answer(messages: list[ModelMessage], deadline: float) -> ModelResponse:
+        """One request, asked again after the wait a rate-limiting judge names (see the module's retry policy)."""
+        # Prepared as an agent run prepares each request (`model_request` does so only for histories with retry
+        # feedback): that is where a snippet quoting a framework frame gets its note.
+        prepared = config.model.prepare_messages(list(messages), OUTPUT)
         for attempt in range(RATE_LIMIT_RETRIES + 1):
             try:
-                return (await agent.run(prompt)).output
+                return await model_request(config.model, prepared, model_request_parameters=OUTPUT)
             except ModelAPIError as error:
                 wait = retry_after(error)
                 if wait is None:
@@ -83,12 +148,28 @@ async def judge_each(
                 await asyncio.sleep(wait)
         raise AssertionError("unreachable")
 
+    async def judgment(snippet: Snippet, redacted: Redacted, deadline: float) -> Relevance:
+        messages: list[ModelMessage] = [
+            ModelRequest.user_text_prompt(framed_snippet(snippet, redacted), instructions=task)
+        ]
+        for retry in range(OUTPUT_RETRIES + 1):
+            response = await answer(messages, deadline)
+            try:
+                return read_relevance(response)
+            except ValidationError as error:
+                if retry == OUTPUT_RETRIES:
+                    raise UnexpectedModelBehavior(
+                        f"{OUTPUT_RETRIES + 1} answers failed validation, the last with {validation_errors(error)}"
+                    ) from error
+                messages = [*messages, response, ModelRequest(parts=[feedback(response, error)], instructions=task)]
+        raise AssertionError("unreachable")
+
     async def judge_one(i: int) -> None:
         nonlocal done
         async with gate:
             try:
                 async with asyncio.timeout(config.timeout):
-                    output = await ask(prompts[i], loop.time() + config.timeout)
+                    output = await judgment(snippets[i], redactions[i], loop.time() + config.timeout)
             except JudgeFailed:
                 raise
             except TimeoutError as error:
@@ -112,6 +193,45 @@ async def judge_each(
     except* JudgeFailed as failures:
         raise failures.exceptions[0] from None
     return [s if s is not None else 0.0 for s in scores]
+
+
+def _output_call(response: ModelResponse) -> ToolCallPart | None:
+    return next((p for p in response.parts if isinstance(p, ToolCallPart) and p.tool_name == OUTPUT_TOOL), None)
+
+
+def read_relevance(response: ModelResponse) -> Relevance:
+    """The judgment in an answer: the output tool's arguments, else its text as JSON (native and prompted output);
+    raises `ValidationError` when it is missing or out of shape."""
+    call = _output_call(response)
+    if call is not None:
+        args = call.args
+        if isinstance(args, str):
+            return Relevance.model_validate_json(args or "{}")
+        return Relevance.model_validate(args or {})
+    text = response.text or ""
+    if not text.startswith("{") and (fenced := _FENCED_JSON.search(text)):
+        text = fenced[1]
+    return Relevance.model_validate_json(text or "{}")
+
+
+def validation_errors(error: ValidationError) -> str:
+    """The errors of an answer in one line, as the user reads them in a failed search's message."""
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']} (got {e['input']!r:.60})" for e in error.errors()
+    )
+
+
+def feedback(response: ModelResponse, error: ValidationError) -> ToolReturnPart | RetryFeedbackPart:
+    """What an agent sends back about an answer that failed validation: the output tool call's own result when
+    the answer was one, else retry feedback; either way the validation errors, which the model is to fix."""
+    # An agent also leaves out an `input` repeated from an earlier error, so that a large answer is not quoted once
+    # per error; the two numbers of an answer here are not worth copying that private rule.
+    errors = error.errors(include_url=False, include_context=False)
+    retry = RetryInfo(cause="validation_error")
+    call = _output_call(response)
+    if call is None:
+        return RetryFeedbackPart(content=errors, retry=retry)
+    return ToolReturnPart(call.tool_name, errors, call.tool_call_id, outcome="retried", retry=retry)
 
 
 def retry_after(error: BaseException) -> float | None:

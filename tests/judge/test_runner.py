@@ -7,12 +7,16 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+from pydantic_ai.profiles import ModelProfile, merge_profile
+from pydantic_ai.profiles.openai import openai_model_profile
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, JudgeFailed, JudgmentCache
 from smartsearch_ls.judge.models import JudgeUnavailable, resolve_judge
+from smartsearch_ls.judge.prompt import read_snippet
 from smartsearch_ls.judge.runner import judge_snippets
 from tests.support.model_servers import ModelServer
 
@@ -66,6 +70,48 @@ async def test_the_snippet_is_framed_data_and_the_query_is_in_the_instructions()
     user = str(request.parts[-1].content)  # type: ignore[union-attr]
     assert user.startswith('<source_snippet path="evil.py"') and user.endswith("</source_snippet>")
     assert user.count("</source_snippet>") == 1  # the planted closing tag was neutralized
+
+
+def invalid_at_first(requests: dict[str, list[list[ModelMessage]]], invalid: int) -> FunctionModel:
+    """Answers each snippet's first `invalid` requests out of range (subject 1.7), then 0.5 and 0.5; files every
+    request's messages under the snippet's code."""
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        first = messages[0]
+        assert isinstance(first, ModelRequest)
+        framed = read_snippet(str(first.parts[-1].content))
+        assert framed is not None
+        asked = requests.setdefault(framed[1], [])
+        asked.append(messages)
+        subject = 1.7 if len(asked) <= invalid else 0.5
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"subject": subject, "action": 0.5})])
+
+    return FunctionModel(answer)
+
+
+async def test_each_snippet_is_one_request_and_one_more_when_its_answer_is_invalid() -> None:
+    codes = [s.text for s in SNIPPETS]
+    requests: dict[str, list[list[ModelMessage]]] = {}
+    scores = await judge_snippets(JudgeConfig(invalid_at_first(requests, 0), "f"), "q", SNIPPETS, JudgmentCache())
+    assert scores == pytest.approx([0.25, 0.25])
+    assert {code: len(asked) for code, asked in requests.items()} == dict.fromkeys(codes, 1)
+
+    requests.clear()
+    scores = await judge_snippets(JudgeConfig(invalid_at_first(requests, 1), "f"), "q", SNIPPETS, JudgmentCache())
+    assert scores == pytest.approx([0.25, 0.25])
+    assert {code: len(asked) for code, asked in requests.items()} == dict.fromkeys(codes, 2)
+    for first, second in requests.values():
+        assert second[: len(first)] == first  # the retry carries the first exchange
+        (returned,) = second[-1].parts  # and answers the output tool call with the validation error
+        assert isinstance(returned, ToolReturnPart) and returned.outcome == "retried"
+        assert returned.tool_call_id == second[-2].parts[0].tool_call_id  # type: ignore[union-attr]
+        assert "less than or equal to 1" in str(returned.content)
+
+    requests.clear()
+    config = JudgeConfig(invalid_at_first(requests, 2), "stubborn", concurrency=1)
+    with pytest.raises(JudgeFailed, match=r"Judge stubborn failed .*subject: .*less than or equal to 1 \(got 1\.7\)"):
+        await judge_snippets(config, "q", SNIPPETS, JudgmentCache())
+    assert {code: len(asked) for code, asked in requests.items()} == {codes[0]: 2}  # then the search failed
 
 
 class ShortlistStandIn:
@@ -135,6 +181,25 @@ async def test_providers_over_http(provider_env: ModelServer, name: str) -> None
     assert len(provider_env.recorder.bodies()) == 2
 
 
+async def test_a_decision_model_is_asked_the_output_fields(provider_env: ModelServer) -> None:
+    await judge_snippets(JudgeConfig(resolve_judge("system-one:clm-test"), "s"), "q", SNIPPETS[:1], JudgmentCache())
+    (body,) = provider_env.recorder.bodies()
+    assert set(body["questions"]) == {"subject", "action"}
+    assert body["questions"]["action"]["instructions"]["question"].startswith("Does this code itself perform")
+
+
+@pytest.mark.parametrize("api", [OpenAIChatModel, OpenAIResponsesModel])
+@pytest.mark.parametrize("mode", ["tool", "native", "prompted"])
+async def test_openai_structured_output_in_each_mode(provider_env: ModelServer, api: type, mode: str) -> None:
+    profile = merge_profile(openai_model_profile("gpt-test"), ModelProfile(default_structured_output_mode=mode))
+    config = JudgeConfig(api("gpt-test", provider="openai", profile=profile), f"{api.__name__}-{mode}")
+    scores = await judge_snippets(config, "reject expired session", SNIPPETS, JudgmentCache())
+    assert scores == pytest.approx([1.0, 0.0])
+    bodies = provider_env.recorder.bodies()
+    assert len(bodies) == 2
+    assert all(bool(body.get("tools")) == (mode == "tool") for body in bodies)  # else the answer is JSON text
+
+
 @pytest.mark.parametrize(
     ("model", "message"),
     [
@@ -156,6 +221,18 @@ async def test_a_hanging_judge_times_out(provider_env: ModelServer) -> None:
     with pytest.raises(JudgeFailed, match=r"did not answer within 0\.5 s"):
         await judge_snippets(config, "q", SNIPPETS, JudgmentCache())
     assert time.monotonic() - started < 5
+
+
+async def test_a_models_own_request_timeout_applies() -> None:
+    async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await asyncio.sleep(5)
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"subject": 1.0, "action": 1.0})])
+
+    config = JudgeConfig(FunctionModel(slow, settings={"request_timeout": 0.2}), "slow")  # judge.timeout: 30 s
+    started = time.monotonic()
+    with pytest.raises(JudgeFailed, match=r"Judge slow failed .*timed out after 0\.2 seconds"):
+        await judge_snippets(config, "q", SNIPPETS, JudgmentCache())
+    assert time.monotonic() - started < 2
 
 
 async def test_cancelling_stops_judging(provider_env: ModelServer) -> None:

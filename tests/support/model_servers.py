@@ -1,4 +1,4 @@
-"""Model APIs on 127.0.0.1 for tests: the System One decisions API and OpenAI chat completions.
+"""Model APIs on 127.0.0.1 for tests: the System One decisions API, OpenAI chat completions and Responses.
 
 The judges behind them are deterministic so tests can state what they expect: a snippet's relevance
 answer is the share of the query's words (3+ letters, not stop words) that appear in the snippet's code,
@@ -57,7 +57,14 @@ def probability_for(texts: list[str]) -> float:
     framed = next((f for t in texts if (f := read_snippet(t)) is not None), None)
     if query is None or framed is None:
         return 0.0
-    return round(coverage(query, framed[1]), 4)
+    # Prompted output appends its schema to the same instructions (OpenAI Responses), after a blank line.
+    return round(coverage(query.split("\n\n")[0], framed[1]), 4)
+
+
+def _relevance_arguments(body: dict[str, Any], conversation: Any) -> str:
+    """`Relevance` as JSON for an OpenAI-style request whose conversation is `conversation`."""
+    p = 1.7 if body.get("model") == "out-of-range" else probability_for(_texts(conversation))
+    return json.dumps({"subject": p, "action": p})
 
 
 @dataclass
@@ -104,6 +111,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, self._system_one(body))
         elif self.path.rstrip("/").endswith("/chat/completions"):
             self._send(200, self._chat_completion(body))
+        elif self.path.rstrip("/").endswith("/responses"):
+            self._send(200, self._response(body))
         else:
             self._send(404, {"error": f"no route {self.path}"})
 
@@ -134,8 +143,7 @@ class _Handler(BaseHTTPRequestHandler):
         }
 
     def _chat_completion(self, body: dict[str, Any]) -> dict[str, Any]:
-        p = 1.7 if body.get("model") == "out-of-range" else probability_for(_texts(body.get("messages")))
-        arguments = json.dumps({"subject": p, "action": p})
+        arguments = _relevance_arguments(body, body.get("messages"))
         tools = body.get("tools") or []
         if tools:
             name = tools[0]["function"]["name"]
@@ -156,6 +164,41 @@ class _Handler(BaseHTTPRequestHandler):
             "model": body.get("model"),
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
+        }
+
+    def _response(self, body: dict[str, Any]) -> dict[str, Any]:
+        """An OpenAI Responses answer: a call of the first function tool, or the JSON as text when none is offered."""
+        arguments = _relevance_arguments(body, [body.get("instructions"), body.get("input")])
+        tools = [t for t in body.get("tools") or [] if t.get("type") == "function"]
+        if tools:
+            item: dict[str, Any] = {
+                "type": "function_call",
+                "id": "fc_1",
+                "call_id": "call_1",
+                "name": tools[0]["name"],
+                "arguments": arguments,
+                "status": "completed",
+            }
+        else:
+            content = [{"type": "output_text", "text": arguments, "annotations": []}]
+            item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": content}
+        return {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "completed",
+            "model": body.get("model"),
+            "output": [item],
+            "parallel_tool_calls": True,
+            "tool_choice": body.get("tool_choice", "auto"),
+            "tools": body.get("tools") or [],
+            "usage": {
+                "input_tokens": 10,
+                "output_tokens": 1,
+                "total_tokens": 11,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": 0},
+            },
         }
 
     def _send(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
