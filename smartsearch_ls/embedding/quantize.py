@@ -13,7 +13,7 @@ built with `Where`, a NaN guard after the softmax). The recipe:
 After the rewrite the int8 matmuls are most of the time, near the CPU's int8 peak, so little is left to fuse.
 The vectors agree closely with the float reference (the pinned file run as is); per-tensor scales lose
 accuracy, so it stays per channel, and `FastGelu` is a little faster than the exact form at the same agreement
-(the figures and how they were taken: docs/design.md, "The embedded model"). The rewrite matches the pinned
+(the figures: docs/design.md, "The embedded `local` judge"). The rewrite matches the pinned
 file's exported graph only; should an onnxruntime fold it into another shape, it is skipped with a warning and
 step 3 runs alone.
 
