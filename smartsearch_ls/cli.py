@@ -138,7 +138,10 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as error:
         if (error.name or "").partition(".")[0] not in ("mcp", "mcp_types"):
             raise
-        raise ValueError(f"{error}: install the MCP extra, pip install 'smartsearch-ls[mcp]'") from None
+        raise ValueError(
+            f"{error}: install the MCP extra into the environment that runs smartsearch, from your checkout: "
+            "pip install '/path/to/smartsearch-ls[mcp]'"
+        ) from None
     serve(settings)
     return 0
 

@@ -73,6 +73,9 @@ def test_a_missing_runtime_is_a_clear_error_for_the_judge_and_turns_the_semantic
     done = subprocess.run([sys.executable, "-c", MISSING_RUNTIME], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     judge, encoder = done.stdout.strip().splitlines()[-2:]
-    assert judge.startswith("judge: The embedded `local` judge cannot load") and "pip install smartsearch-ls" in judge
+    assert (
+        judge.startswith("judge: The embedded `local` judge cannot load")
+        and "pip install /path/to/smartsearch-ls" in judge
+    )
     assert encoder == "encoder: None"
     assert "the semantic shortlist is off" in done.stderr

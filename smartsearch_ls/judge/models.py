@@ -41,7 +41,8 @@ def resolve_judge(name: str) -> Model | ShortlistJudge:
             return load_local_model()
         except ImportError as error:  # the runtime of the embedded judge is missing
             raise JudgeUnavailable(
-                f"The embedded `local` judge cannot load ({error}). Reinstall with `pip install smartsearch-ls`."
+                f"The embedded `local` judge cannot load ({error}). Reinstall it from your checkout into the "
+                "environment that runs it: `pip install /path/to/smartsearch-ls`."
             ) from error
     try:
         with HEAVY_IMPORTS:  # inferring a model imports its provider's modules
