@@ -1,0 +1,49 @@
+"""The bi-encoder training's pure parts, without torch: the validation split holds whole packages, hard negatives
+never include the answer, a resumed run replays the same order and negatives, and ranks are counted honestly."""
+
+from itertools import pairwise
+
+from bench.train import biencoder
+
+
+def test_validation_packages_are_whole_packages_one_per_language_and_reach_the_fraction():
+    packages = {f"p{i}": (("python", "go", "rust", "ruby")[i % 4], 10 + i) for i in range(40)}
+    chosen = biencoder.validation_packages(packages, 0.05, seed=0)
+    total = sum(count for _, count in packages.values())
+    assert sum(packages[name][1] for name in chosen) >= 0.05 * total
+    assert len({packages[name][0] for name in chosen}) == len(chosen)
+    assert chosen == biencoder.validation_packages(packages, 0.05, seed=0)
+    assert chosen != biencoder.validation_packages(packages, 0.05, seed=1)
+
+
+def test_hard_negatives_skip_the_gold_what_overlaps_it_and_copies_of_its_text():
+    spans = [("a.py", 1, 10), ("a.py", 5, 8), ("a.py", 20, 30), ("b.py", 1, 10), ("c.py", 1, 4), ("d.py", 1, 2)]
+    texts = ["gold", "method inside", "other", "other b", "gold", "last"]
+    ranked = [0, 1, 4, 2, 3, 5]
+    assert biencoder.hard_negatives(ranked, 0, spans, texts, 2) == [2, 3]
+    assert biencoder.hard_negatives(ranked, 0, spans, texts, 9) == [2, 3, 5]
+
+
+def test_epoch_order_and_negatives_are_the_same_on_resumption_and_change_by_epoch():
+    assert biencoder.epoch_order(50, 0, 1) == biencoder.epoch_order(50, 0, 1)
+    assert biencoder.epoch_order(50, 0, 1) != biencoder.epoch_order(50, 0, 2)
+    assert sorted(biencoder.epoch_order(50, 0, 1)) == list(range(50))
+    pool = [7, 8, 9]
+    assert biencoder.pick_negatives(pool, 1, 0, 0, 42) == biencoder.pick_negatives(pool, 1, 0, 0, 42)
+    assert biencoder.pick_negatives(pool, 1, 0, 0, 42)[0] in pool
+    assert biencoder.pick_negatives([7], 2, 0, 0, 42) == [7]
+    assert {biencoder.pick_negatives(pool, 1, 0, epoch, 42)[0] for epoch in range(20)} == set(pool)
+
+
+def test_first_rank_counts_ties_against_the_gold_and_figures_cut_at_k():
+    assert biencoder.first_rank([0.1, 0.9, 0.5], 1) == 1
+    assert biencoder.first_rank([0.5, 0.9, 0.5], 2) == 3
+    figures = biencoder.ranking_figures([1, 2, 11])
+    assert figures == {"mrr@10": round((1 + 0.5) / 3, 4), "recall@10": round(2 / 3, 4), "queries": 3}
+
+
+def test_linear_schedule_warms_up_then_decays_to_zero():
+    factors = [biencoder.linear_schedule(step, 10, 2) for step in range(11)]
+    assert factors[0] == 0.5 and factors[1] == 1.0
+    assert factors[2] == 1.0 and factors[-1] == 0.0
+    assert all(a >= b for a, b in pairwise(factors[1:]))
