@@ -56,6 +56,14 @@ class WorkerFailed(RuntimeError):
     """A worker process exited before sending all its shares (its traceback is on stderr)."""
 
 
+class BuildStopped(Exception):
+    """The index was asked to stop (`RootIndex.stop`: the server is exiting, or the folder was dropped)."""
+
+
+STOP_POLL_SECONDS = 0.1
+"""How often a build waiting for its workers looks whether it was asked to stop."""
+
+
 @dataclass
 class Share:
     """One worker's result: an index of its files with ids from 0."""
@@ -69,6 +77,8 @@ class Absorbing(Protocol):
     """The index a parallel build fills (`root_index.RootIndex`, which imports this module)."""
 
     root: Path
+    stopping: threading.Event
+    """Set when the build should stop (`RootIndex.stop`)."""
 
     def absorb(self, share: Share) -> None: ...
 
@@ -123,7 +133,7 @@ def build_in_parallel(index: Absorbing, stale: Sequence[str], progress: Callable
                 reader.start()
             done = 0
             for _ in range(count):
-                arrival = arrivals.get()
+                arrival = _next_arrival(arrivals, index)
                 if isinstance(arrival, WorkerFailed):
                     raise arrival
                 index.absorb(arrival)
@@ -137,6 +147,17 @@ def build_in_parallel(index: Absorbing, stale: Sequence[str], progress: Callable
         for worker in pool:
             worker.stop()
     return True
+
+
+def _next_arrival(arrivals: queue.Queue[Share | WorkerFailed], index: Absorbing) -> Share | WorkerFailed:
+    """The next share, unless the index is asked to stop first (BuildStopped: the caller kills the workers)."""
+    while True:
+        if index.stopping.is_set():
+            raise BuildStopped
+        try:
+            return arrivals.get(timeout=STOP_POLL_SECONDS)
+        except queue.Empty:
+            continue
 
 
 class _Worker:

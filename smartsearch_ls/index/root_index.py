@@ -23,7 +23,7 @@ from smartsearch_ls.discovery.reading import FileStamp, ReadFile, SkipReason, re
 from smartsearch_ls.discovery.ripgrep import list_files
 from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
-from smartsearch_ls.index.bulk import Share, build_in_parallel
+from smartsearch_ls.index.bulk import BuildStopped, Share, build_in_parallel
 from smartsearch_ls.index.entries import FileEntry, index_text
 from smartsearch_ls.index.gc_pause import gc_paused
 from smartsearch_ls.index.soundness import inconsistency
@@ -72,6 +72,8 @@ class RootIndex:
         """What rg listed last: the only files that may be read. A path outside it is re-checked with rg."""
         self.unreadable: dict[str, str] = {}
         """Paths rg could not read in its last listing (files below them are missing), with its message."""
+        self.stopping = threading.Event()
+        """Set by `stop`: a refresh under way ends between two files (or shares) with `BuildStopped`."""
 
     # -- building -------------------------------------------------------------------------------------
 
@@ -129,6 +131,11 @@ class RootIndex:
             payload = {"root": str(self.root), "files": files, "snippets": self.snippets, "bm25": self.bm25}
             return store.save(store.index_path(self.cache_dir, self.root), payload)
 
+    def stop(self) -> None:
+        """Make a refresh under way, and any later one, end soon with `BuildStopped` (the index is being dropped:
+        a process exiting waits for its threads, and a cold build of a large root takes many seconds)."""
+        self.stopping.set()
+
     def refresh(self, progress: Progress | None = None) -> RefreshStats:
         """Make the index equal the disk: list with rg, read what changed, drop what is gone."""
         with self.writing:
@@ -153,6 +160,8 @@ class RootIndex:
             chunked = 0
             with gc_paused():
                 for done, path in enumerate(stale, 1):
+                    if self.stopping.is_set():
+                        raise BuildStopped
                     chunked += self.read_into_index(path)
                     if progress is not None and (done % 50 == 0 or done == len(stale)):
                         progress(done, len(stale))

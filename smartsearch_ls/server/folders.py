@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smartsearch_ls.discovery.errors import DiscoveryError
+from smartsearch_ls.index.bulk import BuildStopped
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import Progress as IndexProgress
 from smartsearch_ls.index.root_index import RefreshStats, RootIndex
@@ -76,7 +77,9 @@ class Folder:
     """The symbol index being built in the background after indexing."""
 
     def stop_background(self) -> None:
-        """Stop the background embedding and symbol build (a batch or slice already running finishes)."""
+        """Stop the index build, the background embedding and the symbol build (a file, batch or slice already
+        running finishes): at exit the process waits for their threads."""
+        self.index.stop()
         for task in (self.embedding, self.symbols):
             if task is not None:
                 task.cancel()
@@ -148,6 +151,14 @@ class Folders:
                 if self.semantic:
                     folder.dense = await asyncio.to_thread(DenseIndex.for_root, index)
                 folder.error = None
+        except asyncio.CancelledError:
+            # The loop is ending (`exit`, or the client closed the stream): it waits for its threads before the
+            # process can end, and the build's thread would run on to the end of a cold build.
+            index.stop()
+            raise
+        except BuildStopped:
+            folder.error = "indexing was stopped"
+            log.info("indexing %s stopped", index.root)
         except DiscoveryError as error:
             folder.error = str(error)
             log.warning("cannot index %s: %s", index.root, error)
@@ -337,7 +348,8 @@ class Folders:
                 await asyncio.to_thread(folder.dense.persist)
 
     def stop_background(self) -> None:
-        """Stop every folder's embedding and symbol build (at shutdown): work already running finishes, none starts."""
+        """Stop every folder's index build, embedding and symbol build (at shutdown): work already running ends at
+        its next file, batch or slice, none starts."""
         for folder in self.folders.values():
             folder.stop_background()
 

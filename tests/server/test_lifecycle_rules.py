@@ -139,3 +139,38 @@ def test_exit_during_a_search_ends_at_once_with_1_and_writes_no_tracebacks(clien
     assert time.monotonic() - started < 10
     log = (tmp_path / "stderr.log").read_text(errors="replace")
     assert "Traceback" not in log and "Error sending data" not in log and len(log) < 20_000
+
+
+def workers_of(pid: int) -> list[int]:
+    """The server's child processes that are indexing workers (`python -P -c ...serve_shares...`), started by
+    any of its threads."""
+    children = [c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
+    return [int(c) for c in children if b"serve_shares" in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+@pytest.mark.parametrize("ending", ["exit", "stdin closed"])
+def test_exit_during_a_cold_build_ends_at_once(client: RawClient, tmp_path: Path, ending: str) -> None:
+    """The build ran in worker processes and a thread the interpreter waits for at exit: ~25 s on this tree."""
+    root = tmp_path / "project"
+    root.mkdir()
+    body = "".join(
+        f'def handler_{n}(request):\n    """Kind {n}."""\n    return request.reply({n})\n\n\n' for n in range(150)
+    )
+    for n in range(320):  # enough files for the parallel build
+        (root / f"mod{n}.py").write_text(body)
+    client.initialize(root, options(tmp_path))
+    deadline = time.monotonic() + 60
+    while not (workers := workers_of(client.process.pid)):  # the build has started its worker processes
+        assert time.monotonic() < deadline, "no indexing worker started"
+        time.sleep(0.05)
+    if ending == "exit":
+        client.send("exit", request=False)
+    else:
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+    started = time.monotonic()
+    assert client.process.wait(timeout=60) == 1
+    assert time.monotonic() - started < 3
+    log = (tmp_path / "stderr.log").read_text(errors="replace")
+    assert "index ready" not in log and "Traceback" not in log, log[-3000:]
+    assert [w for w in workers if Path(f"/proc/{w}").exists()] == []  # the workers did not outlive it

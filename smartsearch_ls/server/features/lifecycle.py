@@ -67,21 +67,26 @@ async def index_folder(server: SmartSearchServer, folder: Folder) -> None:
 
     try:
         await server.folders.build(folder, report)
-    finally:
-        skipped = folder.index.skipped()
-        reasons = ", ".join(f"{n} {r}" for r, n in sorted(skipped.items()))
-        stats = folder.stats
-        detail = f": {reasons}" if reasons else ""
-        files, read = (stats.files, stats.read) if stats else (0, 0)
-        summary = (
-            f"{files} files ({sum(skipped.values())} skipped{detail}), {folder.index.snippet_count} snippets, "
-            f"{read} files read"
-        )
-        if folder.error:
-            summary += f"; warning: {folder.error}"
-        progress.end(summary)
-        level = types.MessageType.Warning if folder.error else types.MessageType.Info
-        server.log_to_client(f"index ready for {root}: {summary}", level)
+    except asyncio.CancelledError:  # the loop is ending (`exit`, or the client went away)
+        progress.end("indexing stopped")
+        raise
+    if folder.index.stopping.is_set():  # dropped while it was built: nothing is ready
+        progress.end("indexing stopped")
+        return
+    skipped = folder.index.skipped()
+    reasons = ", ".join(f"{n} {r}" for r, n in sorted(skipped.items()))
+    stats = folder.stats
+    detail = f": {reasons}" if reasons else ""
+    files, read = (stats.files, stats.read) if stats else (0, 0)
+    summary = (
+        f"{files} files ({sum(skipped.values())} skipped{detail}), {folder.index.snippet_count} snippets, "
+        f"{read} files read"
+    )
+    if folder.error:
+        summary += f"; warning: {folder.error}"
+    progress.end(summary)
+    level = types.MessageType.Warning if folder.error else types.MessageType.Info
+    server.log_to_client(f"index ready for {root}: {summary}", level)
 
 
 def add_folders(server: SmartSearchServer) -> None:
