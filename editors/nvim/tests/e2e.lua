@@ -134,10 +134,22 @@ local function body()
   -- :checkhealth smartsearch
   vim.cmd("checkhealth smartsearch")
   local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
-  check(report:find("server version", 1, true) ~= nil, "health: server version", report)
+  check(report:find("(from your configuration), version: smartsearch-ls ", 1, true) ~= nil, "health: server and version", report)
   check(report:find("index ready: " .. ws, 1, true) ~= nil, "health: index ready", report)
   check(report:find("judge: system-one:test", 1, true) ~= nil, "health: judge", report)
   check(report:find("ERROR") == nil, "health: no errors", report)
+
+  -- Nowhere the plugin looks has a server: the message names the install commands that work from a clone.
+  local cfg = require("smartsearch.config")
+  local saved = { PATH = vim.env.PATH, HOME = vim.env.HOME, PIPX_BIN_DIR = vim.env.PIPX_BIN_DIR }
+  vim.env.PATH, vim.env.HOME, vim.env.PIPX_BIN_DIR = "", ws .. "/no-home", nil
+  local found, tried = cfg.find_server(ws)
+  vim.env.PATH, vim.env.HOME, vim.env.PIPX_BIN_DIR = saved.PATH, saved.HOME, saved.PIPX_BIN_DIR
+  check(found == nil, "no server without PATH, .venv or ~/.local/bin", found)
+  local missing = cfg.not_found_message(ws, tried or {})
+  check(missing:find("pipx install /path/to/smartsearch-ls", 1, true) ~= nil, "missing: pipx command", missing)
+  check(missing:find("pip install --user /path/to/smartsearch-ls", 1, true) ~= nil, "missing: pip command", missing)
+  check(missing:find(ws .. "/no-home/.local/bin/smartsearch-ls", 1, true) ~= nil, "missing: where it looked", missing)
 
   local problems = vim.tbl_filter(function(m)
     return m.type <= 2 -- Error or Warning, e.g. about a setting of the wrong type
@@ -152,7 +164,9 @@ local function body()
       vim.lsp.stop_client(c.id)
     end
   end
-  wait(10000, function()
+  -- Generous: an embedding batch already running finishes before the process exits, and on a loaded
+  -- 2-core machine that took 7-11 s.
+  wait(40000, function()
     return #clients.all() == 0
   end, "the server to stop")
 end

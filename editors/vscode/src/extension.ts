@@ -1,7 +1,7 @@
 /** Entry point: wires the server session, the status bar and the commands together. */
 import * as vscode from "vscode";
 
-import { askAndFind } from "./find";
+import { askQuery, findInQuickPick } from "./find";
 import { findSelection } from "./findSelection";
 import { IndexState } from "./indexState";
 import { ServerSession } from "./session";
@@ -18,7 +18,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     output,
     statusBar,
-    vscode.commands.registerCommand("smartsearch.find", () => current.withClient(askAndFind)),
+    vscode.commands.registerCommand("smartsearch.find", async () => {
+      const query = await askQuery();
+      if (query !== undefined) {
+        await current.withClient((client) => findInQuickPick(client, query, "auto"));
+      }
+    }),
     vscode.commands.registerCommand("smartsearch.findSelection", () => current.withClient(findSelection)),
     vscode.commands.registerCommand("smartsearch.restart", () => current.restart()),
     vscode.commands.registerCommand("smartsearch.showOutput", () => output.show()),
@@ -26,7 +31,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // Trust makes the workspace's smartsearch.server.path count: start again with it.
     vscode.workspace.onDidGrantWorkspaceTrust(() => current.restart()),
   );
-  await current.start();
+  // Not awaited: VS Code holds an extension's commands until activate() returns, so awaiting the server's
+  // start-up kept "Activating Extensions..." up and the query box from opening. The commands wait for the
+  // start themselves (ServerSession.withClient), after the query is typed.
+  void current.start();
 }
 
 export async function deactivate(): Promise<void> {

@@ -23,7 +23,8 @@ interface MatchItem extends vscode.QuickPickItem {
 /** The last query, offered again so a search can be refined. */
 let lastQuery = "";
 
-export async function askAndFind(client: LanguageClient): Promise<void> {
+/** The input box; undefined when it was dismissed. It needs no server, so it opens while the server starts. */
+export async function askQuery(): Promise<string | undefined> {
   const query = await vscode.window.showInputBox({
     title: "SmartSearch: Find Code by Behavior",
     prompt: "Describe what the code does, in plain words",
@@ -32,10 +33,18 @@ export async function askAndFind(client: LanguageClient): Promise<void> {
     validateInput: (value) => (value.trim() === "" ? "Describe the behavior to find." : undefined),
   });
   if (query === undefined || query.trim() === "") {
-    return;
+    return undefined;
   }
   lastQuery = query.trim();
-  await findInQuickPick(client, lastQuery, "auto");
+  return lastQuery;
+}
+
+/** Asks, then searches: for a caller that already has the client. */
+export async function askAndFind(client: LanguageClient): Promise<void> {
+  const query = await askQuery();
+  if (query !== undefined) {
+    await findInQuickPick(client, query, "auto");
+  }
 }
 
 export async function findInQuickPick(client: LanguageClient, query: string, mode: SearchMode): Promise<void> {

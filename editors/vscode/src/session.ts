@@ -71,10 +71,14 @@ export class ServerSession {
   private async doStart(): Promise<void> {
     this.index.reset();
     this.onIndexChange();
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === "file");
     const resolution = await resolveServerCommand(
       {
         configuredPath: vscode.workspace.getConfiguration(SETTINGS_PREFIX).get<string>("server.path"),
-        pythonInterpreter: await selectedPythonInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri),
+        pythonInterpreter: await selectedPythonInterpreter(folders[0]?.uri),
+        workspaceFolders: folders.map((folder) => folder.uri.fsPath),
+        // Trust makes the workspace's .venv count; granting it restarts the session (extension.ts).
+        trusted: vscode.workspace.isTrusted,
       },
       (line) => this.output.warn(line),
     );
@@ -83,7 +87,7 @@ export class ServerSession {
       return;
     }
     const { command, version } = resolution;
-    this.output.info(`Starting \`${commandLine(command)}\` (from ${command.source}; ${version}).`);
+    this.output.info(`Server: \`${commandLine(command)}\` (from ${command.source}), version: ${version}.`);
     const client = createClient(command, this.output, this.index, this.onIndexChange);
     client.onDidChangeState(({ newState }) => {
       // languageclient restarts a crashed server by itself: follow it back to running, too.

@@ -35,8 +35,9 @@ local function for_root(root)
   end
 end
 
--- The client serving the buffer's root, started (and the buffer attached) if needed.
-function M.ensure(bufnr)
+-- The client serving the buffer's root, started (and the buffer attached) if needed. opts.autostart:
+-- opened by an autocmd rather than asked for, so a missing server is reported once per root.
+function M.ensure(bufnr, opts)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local root = config.root_for(bufnr)
   local attach = attachable(bufnr)
@@ -47,25 +48,43 @@ function M.ensure(bufnr)
     end
     return client
   end
-  local id
+  local cfg
   if has_011 then
     -- The resolved config: lsp/smartsearch.lua merged with setup() or the user's own vim.lsp.config().
-    local cfg = vim.deepcopy(vim.lsp.config[NAME])
+    cfg = vim.deepcopy(vim.lsp.config[NAME])
     cfg.root_dir = root
+  end
+  local cmd, missing
+  if cfg and cfg.cmd ~= config.auto_cmd then
+    cmd = cfg.cmd -- the configured one (setup() or the user's own vim.lsp.config())
+    config.used[root] = { cmd = cmd, source = "your configuration" }
+  else
+    cmd, missing = config.cmd_for(root)
+  end
+  if not cmd then
+    if opts and opts.autostart then
+      config.report_missing(root, missing)
+    else
+      vim.notify(missing, vim.log.levels.ERROR)
+    end
+    return nil
+  end
+  local id
+  if cfg then
+    cfg.cmd = cmd
     id = vim.lsp.start(cfg, { bufnr = bufnr, attach = attach })
   elseif has_08 and attach then
-    id = vim.lsp.start(config.client_config(root), { bufnr = bufnr })
+    id = vim.lsp.start(config.client_config(root, cmd), { bufnr = bufnr })
   else
-    id = vim.lsp.start_client(config.client_config(root))
+    id = vim.lsp.start_client(config.client_config(root, cmd))
     if id and attach then
       vim.lsp.buf_attach_client(bufnr, id)
     end
   end
   if not id then
+    local shown = type(cmd) == "table" and table.concat(cmd, " ") or "cmd"
     vim.notify(
-      ("SmartSearch: could not start `%s`. Install it with `pip install smartsearch-ls`, or set `cmd` in setup()."):format(
-        table.concat(config.options.cmd, " ")
-      ),
+      ("SmartSearch: could not start `%s`; see :checkhealth smartsearch and :LspLog."):format(shown),
       vim.log.levels.ERROR
     )
     return nil
@@ -87,14 +106,14 @@ function M.autostart()
     group = group,
     callback = function(args)
       if attachable(args.buf) then
-        M.ensure(args.buf)
+        M.ensure(args.buf, { autostart = true })
       end
     end,
   })
   -- setup() may run after files were opened (lazy loading).
   for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
     if attachable(bufnr) then
-      M.ensure(bufnr)
+      M.ensure(bufnr, { autostart = true })
     end
   end
 end

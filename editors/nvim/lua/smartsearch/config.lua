@@ -14,7 +14,8 @@ local SERVER_KEYS = {
 }
 
 M.defaults = {
-  cmd = { "smartsearch-ls" },
+  -- nil: find the server (M.find_server); a list: start exactly that.
+  cmd = nil,
   -- "quickfix" or "select" (vim.ui.select, so telescope-ui-select and the like take over when installed).
   picker = "quickfix",
   root_markers = { ".git" },
@@ -75,16 +76,171 @@ function M.root_for(bufnr)
   return best or (vim.fn.fnamemodify(vim.fn.getcwd(), ":p"):gsub("[/\\]$", ""))
 end
 
--- The client configuration; `root_dir` is a path, or nil for 0.11's vim.lsp.config, where a
--- function computes it per buffer.
-function M.client_config(root_dir)
+local NAME = "smartsearch"
+local is_windows = vim.fn.has("win32") == 1
+local EXE = is_windows and "smartsearch-ls.exe" or "smartsearch-ls"
+
+-- This session's answers to Neovim's trust prompt, per executable (so "ignore" is asked once).
+local trusted = {}
+
+-- Whether a workspace's own executable may run. A checked-out folder must not choose what runs, so it
+-- takes Neovim's trust list (|vim.secure|, 0.9+), which asks the first time; nil when it would have to
+-- ask and `prompt` is false, false on 0.7/0.8 (no trust list).
+local function may_run(path, prompt)
+  if trusted[path] ~= nil then
+    return trusted[path]
+  end
+  if not (vim.secure and vim.secure.read) then
+    return false
+  end
+  if not prompt then
+    return nil
+  end
+  local ok, contents = pcall(vim.secure.read, path)
+  trusted[path] = ok and contents ~= nil
+  return trusted[path]
+end
+
+-- Where `pip install --user` and pipx put scripts; a Neovim started before the first install may not
+-- have it on PATH yet.
+local function user_bin_dirs()
+  local dirs = {}
+  local pipx = vim.env.PIPX_BIN_DIR
+  if pipx and pipx ~= "" then
+    table.insert(dirs, pipx)
+  end
+  local home = vim.env.HOME
+  table.insert(dirs, (home and home ~= "" and home or vim.fn.expand("~")) .. "/.local/bin")
+  return dirs
+end
+
+-- The server to start for `root` when `cmd` is not set: the root's .venv (once trusted), PATH, then
+-- the user script folders. Returns { cmd = {...}, source = "..." }, or nil and the places looked in.
+-- opts.prompt = false: never show the trust prompt (for :checkhealth).
+function M.find_server(root, opts)
+  local prompt = not (opts and opts.prompt == false)
+  local tried = {}
+  if root then
+    local venv = ("%s/.venv/%s/%s"):format(root, is_windows and "Scripts" or "bin", EXE)
+    if vim.fn.executable(venv) == 1 then
+      local allowed = may_run(venv, prompt)
+      if allowed then
+        return { cmd = { venv }, source = "the project's .venv" }
+      end
+      local why = allowed == nil and "not trusted yet: Neovim asks when the server starts"
+        or (vim.secure and "not trusted (:help :trust)" or "needs Neovim 0.9+ to trust it, or set cmd")
+      table.insert(tried, ("%s (%s)"):format(venv, why))
+    else
+      table.insert(tried, venv)
+    end
+  end
+  local on_path = vim.fn.exepath(EXE)
+  if on_path ~= "" then
+    return { cmd = { on_path }, source = "PATH" }
+  end
+  table.insert(tried, EXE .. " on PATH")
+  for _, dir in ipairs(user_bin_dirs()) do
+    local candidate = dir .. "/" .. EXE
+    if vim.fn.executable(candidate) == 1 then
+      return { cmd = { candidate }, source = dir }
+    end
+    table.insert(tried, candidate)
+  end
+  return nil, tried
+end
+
+-- The checkout to name in the install command: the root when it is a smartsearch-ls clone.
+local function checkout(root)
+  local pyproject = root and (root .. "/pyproject.toml")
+  if pyproject and vim.fn.filereadable(pyproject) == 1 then
+    for _, line in ipairs(vim.fn.readfile(pyproject, "", 40)) do
+      if line:match('^name%s*=%s*"smartsearch%-ls"') then
+        return root
+      end
+    end
+  end
+  return "/path/to/smartsearch-ls"
+end
+
+-- The commands that install the server from a clone (it is on no package index).
+function M.install_commands(root)
+  local dir = checkout(root)
+  return { "pipx install " .. dir, "pip install --user " .. dir }
+end
+
+function M.not_found_message(root, tried)
+  local install = M.install_commands(root)
+  return ("SmartSearch: smartsearch-ls not found (looked for %s). It is not on a package index: install it "
+    .. "from a clone of its repository with `%s` (or `%s`), or set `cmd` in setup()."):format(
+    table.concat(tried, ", "),
+    install[1],
+    install[2]
+  )
+end
+
+-- What started (or would start) the server of each root: { cmd, source }, for :checkhealth.
+M.used = {}
+
+-- The command for `root`: the configured one, else the found server; nil and a message when none.
+function M.cmd_for(root)
+  if M.options.cmd then
+    M.used[root] = { cmd = M.options.cmd, source = "your configuration" }
+    return M.options.cmd
+  end
+  local found, tried = M.find_server(root)
+  if not found then
+    return nil, M.not_found_message(root, tried)
+  end
+  M.used[root] = found
+  return found.cmd
+end
+
+-- Neovim 0.11's `cmd` when none is configured: the found server for the client's root. root_dir
+-- below only calls on_dir() once it is found, so the error is a last resort.
+function M.auto_cmd(dispatchers, client_config)
+  local cmd, message = M.cmd_for(client_config.root_dir)
+  if not cmd then
+    error(message, 0)
+  end
+  return vim.lsp.rpc.start(cmd, dispatchers, {
+    cwd = client_config.cmd_cwd,
+    env = client_config.cmd_env,
+    detached = client_config.detached,
+  })
+end
+
+-- Roots already told that the server is missing: once per root and session, not once per buffer.
+local reported = {}
+
+function M.report_missing(root, message)
+  if not reported[root] then
+    reported[root] = true
+    vim.notify(message, vim.log.levels.ERROR)
+  end
+end
+
+-- 0.11: start (call on_dir) only where the server can be found, and say once why not elsewhere.
+local function root_dir_011(bufnr, on_dir)
+  local root = M.root_for(bufnr)
+  local resolved = vim.lsp.config[NAME]
+  if resolved and resolved.cmd == M.auto_cmd then
+    local found, tried = M.find_server(root)
+    if not found then
+      M.report_missing(root, M.not_found_message(root, tried))
+      return
+    end
+  end
+  on_dir(root)
+end
+
+-- The client configuration; `root_dir` is a path (with `cmd` from M.cmd_for), or nil for 0.11's
+-- vim.lsp.config, where functions find the root per buffer and the server per root.
+function M.client_config(root_dir, cmd)
   local settings = M.server_settings()
   return {
-    name = "smartsearch",
-    cmd = M.options.cmd,
-    root_dir = root_dir or function(bufnr, on_dir)
-      on_dir(M.root_for(bufnr))
-    end,
+    name = NAME,
+    cmd = root_dir and cmd or (M.options.cmd or M.auto_cmd),
+    root_dir = root_dir or root_dir_011,
     init_options = settings,
     -- Answers workspace/configuration for section "smartSearch".
     settings = { smartSearch = settings },

@@ -12,32 +12,70 @@ local error = health.error or health.report_error
 
 local M = {}
 
-local INSTALL = { "Install the server: pip install smartsearch-ls", "Or point setup({ cmd = { ... } }) at it" }
-
--- The command clients start with: on 0.11 the resolved vim.lsp.config (it may have been set directly).
-local function server_cmd()
-  if vim.fn.has("nvim-0.11") == 1 and vim.lsp.config.smartsearch then
-    return vim.lsp.config.smartsearch.cmd
-  end
-  return config.options.cmd
+local function install_advice(root)
+  local commands = config.install_commands(root)
+  return {
+    "smartsearch-ls is not on a package index; install it from a clone of its repository: " .. commands[1],
+    "or: " .. commands[2],
+    "or point setup({ cmd = { ... } }) at it",
+  }
 end
 
-local function check_server()
-  local cmd = server_cmd()
+-- The command clients start with: on 0.11 the resolved vim.lsp.config (it may have been set directly);
+-- nil when the plugin finds the server itself.
+local function configured_cmd()
+  local cmd = config.options.cmd
+  if vim.fn.has("nvim-0.11") == 1 and vim.lsp.config.smartsearch then
+    cmd = vim.lsp.config.smartsearch.cmd
+  end
+  if cmd == config.auto_cmd then
+    return nil
+  end
+  return cmd
+end
+
+-- ok() with the executable and its `--version`, error() with what to do when it does not run.
+local function check_command(cmd, source, root)
   if type(cmd) ~= "table" then
     info("cmd is a function; cannot check the executable")
     return
   end
-  if vim.fn.executable(cmd[1]) == 0 then
-    error(("server executable not found: %s"):format(cmd[1]), INSTALL)
+  local exe = vim.fn.exepath(cmd[1])
+  if exe == "" then
+    error(("server executable not found: %s"):format(cmd[1]), install_advice(root))
     return
   end
-  ok(("server executable: %s"):format(vim.fn.exepath(cmd[1])))
+  local shown = table.concat(vim.list_extend({ exe }, vim.list_slice(cmd, 2)), " ")
   local output = vim.fn.system(vim.list_extend(vim.deepcopy(cmd), { "--version" }))
   if vim.v.shell_error ~= 0 then
-    error(("`%s --version` failed: %s"):format(table.concat(cmd, " "), vim.trim(output)), INSTALL)
+    error(("`%s --version` failed: %s"):format(shown, vim.trim(output)), install_advice(root))
   else
-    ok(("server version: %s"):format(vim.trim(output)))
+    ok(("server: %s (from %s), version: %s"):format(shown, source, vim.trim(output)))
+  end
+end
+
+local function check_server()
+  local running = clients.all()
+  if #running > 0 then
+    -- What each running server was started with.
+    for _, client in ipairs(running) do
+      local root = client.config.root_dir
+      local used = config.used[root] or { cmd = client.config.cmd, source = "your configuration" }
+      check_command(used.cmd, used.source, root)
+    end
+    return
+  end
+  local root = config.root_for(vim.api.nvim_get_current_buf())
+  local cmd = configured_cmd()
+  if cmd then
+    check_command(cmd, "your configuration", root)
+    return
+  end
+  local found, tried = config.find_server(root, { prompt = false })
+  if found then
+    check_command(found.cmd, found.source, root)
+  else
+    error(("server not found; looked for %s"):format(table.concat(tried, ", ")), install_advice(root))
   end
 end
 
