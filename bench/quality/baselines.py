@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -147,6 +147,21 @@ def list_files(root: Path) -> list[str]:
     return [line.removeprefix("./") for line in proc.stdout.splitlines() if line]
 
 
+def text_files(root: Path, *, code_only: bool = False) -> Iterator[tuple[str, str]]:
+    """`(path, text)` of every file `rg --files` lists under `root`, binary and non-UTF-8 files left out, as the
+    engine leaves them out; `code_only` leaves prose documentation out too, as behavior searches do."""
+    for rel in list_files(root):
+        if code_only and is_documentation(rel):
+            continue
+        raw = (root / rel).read_bytes()
+        if b"\0" in raw:
+            continue
+        try:
+            yield rel, raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+
+
 class Bm25Baseline:
     """Plain `rank_bm25.BM25Okapi` over every snippet of a corpus, built once and queried many times.
 
@@ -161,16 +176,7 @@ class Bm25Baseline:
         self.root = root
         self.spans: list[Span] = []
         corpus: list[list[str]] = []
-        for rel in list_files(root):
-            if code_only and is_documentation(rel):
-                continue
-            raw = (root / rel).read_bytes()
-            if b"\0" in raw:
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                continue
+        for rel, text in text_files(root, code_only=code_only):
             for snippet in chunk(rel, text):
                 # The path is part of a snippet's words, as it is in the engine's index.
                 corpus.append(tokenize(f"{rel} {snippet.text}"))

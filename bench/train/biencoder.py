@@ -185,22 +185,12 @@ def base_model_dir() -> Path:
 def chunk_corpus(root: Path, *, code_only: bool = False) -> list[dict[str, Any]]:
     """Every snippet of a search root as the product cuts it: `chunk_file` over the files `rg --files` lists,
     binary and non-UTF-8 files skipped, each with the text the product embeds for it."""
-    from bench.quality.baselines import list_files
+    from bench.quality.baselines import text_files
     from smartsearch_ls.chunking.chunker import chunk_file
-    from smartsearch_ls.discovery.documentation import is_documentation
 
     snippet_text = product_encoder().snippet_text
     snippets = []
-    for rel in list_files(root):
-        if code_only and is_documentation(rel):
-            continue
-        raw = (root / rel).read_bytes()
-        if b"\0" in raw:
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
+    for rel, text in text_files(root, code_only=code_only):
         for snippet in chunk_file(rel, text).snippets:
             snippets.append(
                 {
