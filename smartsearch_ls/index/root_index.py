@@ -21,6 +21,7 @@ from smartsearch_ls.discovery.errors import CapExceeded
 from smartsearch_ls.discovery.globs import GlobSet, is_credential
 from smartsearch_ls.discovery.reading import FileStamp, ReadFile, SkipReason, read_buffer, read_file, stamp_of
 from smartsearch_ls.discovery.ripgrep import list_files
+from smartsearch_ls.discovery.unlisted import would_list
 from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.bulk import BuildStopped, Share, build_in_parallel
@@ -218,9 +219,12 @@ class RootIndex:
         return listed
 
     def update_text(self, path: str, text: str) -> bool:
-        """Index an editor buffer's unsaved text in place of the file's; False for a file rg would not list."""
+        """Index an editor buffer's unsaved text in place of the file's; False for a file rg would not list. A
+        buffer for a path not on disk yet (a new file) is admitted when rg would list it once saved."""
         if path not in self.listed:
-            return False
+            if (self.root / path).exists() or not (self.admits(path) and would_list(self.root, path)):
+                return False  # on disk but not listed: ignored or hidden, and it stays out
+            self.listed.add(path)
         read = read_buffer(text)
         with self.writing, self.lock:
             entry = self.files.get(path)

@@ -77,6 +77,21 @@ def test_unsaved_text_replaces_the_file_until_reverted(project: Path) -> None:
     assert not index.update_text(".env", "SECRET=1")  # hidden: never indexed, even from a buffer
 
 
+def test_a_new_buffer_not_on_disk_is_searched_when_rg_would_list_it_once_saved(project: Path) -> None:
+    """A new file typed in the editor (or written by an agent through it) was dropped until saved."""
+    (project / "billing" / ".gitignore").write_text("*.tmp.py\n!keep.tmp.py\n")
+    index = fresh(project)
+    assert index.update_text("billing/refunds.py", "def issue_refund(order):\n    return -order.total\n")
+    found = shortlist([Scope(index)], "issue refund", 1).candidates[0]
+    assert found.snippet.path == "billing/refunds.py" and found.unsaved
+    assert index.update_text("billing/keep.tmp.py", "def kept():\n    pass\n")  # re-included by `!`
+    for ignored in ("build/gen.py", "billing/draft.tmp.py", ".hidden/x.py", "config/.secret.py", "deploy/prod.env"):
+        assert not index.update_text(ignored, "def nope():\n    pass\n"), ignored
+    index.revert("billing/refunds.py")  # closed without saving: gone
+    assert "billing/refunds.py" not in index.files
+    assert all(c.snippet.path != "billing/refunds.py" for c in shortlist([Scope(index)], "issue refund", 5).candidates)
+
+
 def test_a_buffer_follows_the_rules_of_a_file_on_disk(project: Path) -> None:
     """A lone surrogate (valid JSON, no valid UTF-8) once broke every later search; a 6 MB buffer was indexed whole."""
     index = fresh(project)

@@ -46,6 +46,30 @@ async def test_names_typed_into_a_buffer_just_before_are_found(session: Session)
     assert [(s.name, s.location.uri) for s in symbols] == [("freshly_typed", uri)]
 
 
+async def test_a_new_buffer_not_saved_yet_is_searched_and_its_names_found(session: Session) -> None:
+    """A `didOpen` of a path rg has not listed (a new file) was dropped until it was saved."""
+    uri = (session.root / "billing/refunds.py").as_uri()
+    text = "def issue_refund_note(order):\n    return -order.total\n"
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        )
+    )
+    symbols = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="issue_refund_note"))
+    assert [(s.name, s.location.uri) for s in symbols] == [("issue_refund_note", uri)]
+    result = await session.query(query="issue_refund_note", mode="symbol")
+    assert [m.location.uri for m in result.matches][:1] == [uri]
+    ignored = (session.root / "build/generated.py").as_uri()  # the sample project ignores build/
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=ignored, language_id="python", version=1, text="def generated_only():\n    pass\n"
+            )
+        )
+    )
+    assert not await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="generated_only"))
+
+
 ODD_NAMES = ["x#y.py", "q?.py", "pct%41.py", "sp ace.py", "ünï.py"]
 
 
