@@ -351,6 +351,7 @@ class Folders:
         its next file, batch or slice, none starts."""
         for folder in self.folders.values():
             folder.stop_background()
+
     async def persist_all(self) -> None:
         """Persist every index now (at shutdown)."""
         for timer in self._persister.values():
