@@ -56,6 +56,22 @@ class Session:
         protocol._send_data(message)
         return await asyncio.wait_for(future, timeout)
 
+    def open_buffer(self, relative: str) -> tuple[str, str]:
+        """Open a workspace file as an editor does; its URI and text."""
+        uri, text = (self.root / relative).as_uri(), (self.root / relative).read_text()
+        item = types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        return uri, text
+
+    def change_buffer(self, uri: str, text: str, version: int = 2) -> None:
+        """Replace an open buffer's whole text, unsaved."""
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
     @property
     def pid(self) -> int:
         process = self.client._server
