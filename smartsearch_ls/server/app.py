@@ -28,6 +28,7 @@ from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, lsp_meth
 from smartsearch_ls import __version__
 from smartsearch_ls.judge.judgments import JudgmentCache
 from smartsearch_ls.server.folders import Folders
+from smartsearch_ls.server.framing import FRAMING_ERROR_METHOD
 from smartsearch_ls.server.progress import EmbeddingReporter
 from smartsearch_ls.server.watcher import FolderWatcher
 from smartsearch_ls.settings import Settings, merge
@@ -71,6 +72,10 @@ class SmartSearchProtocol(LanguageServerProtocol):
 
     def handle_message(self, message: Any) -> None:
         method, request_id = getattr(message, "method", None), getattr(message, "id", None)
+        if method == FRAMING_ERROR_METHOD:  # a message the reader could not take (`server.framing`): say why
+            error = JsonRpcException(message=message.params.message, code=message.params.code)
+            self._send_response(None, error=error.to_response_error())  # type: ignore[arg-type]
+            return
         if method is not None and request_id is None and not self.initialized and method != types.EXIT:
             return  # LSP: notifications before `initialize` are dropped (their handlers need the workspace)
         refusal = self._refusal(method) if method is not None and request_id is not None else None

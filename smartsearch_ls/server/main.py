@@ -82,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     configure_logging(args.log_level, args.log_file)
     from smartsearch_ls.server.app import SmartSearchServer
     from smartsearch_ls.server.features import register_all
+    from smartsearch_ls.server.framing import Reframer
 
     server = SmartSearchServer()
     register_all(server)
@@ -91,6 +92,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         except OSError as error:  # the port is taken, or the host is not this machine's
             sys.exit(f"smartsearch-ls: cannot listen on {args.host}:{args.port}: {error.strerror or error}")
     else:
-        server.start_io()
+        server.start_io(Reframer(sys.stdin.buffer))
     # LSP: `exit` after `shutdown` ends with 0, otherwise (no `shutdown`, or the client went away) with 1.
     sys.exit(0 if server.protocol.shut_down else 1)

@@ -93,22 +93,10 @@ async def test_symbol_and_path_queries_need_no_judge(session: Session) -> None:
 
 
 async def test_open_buffer_text_is_searched_without_saving(session: Session) -> None:
-    uri = (session.root / "billing/invoice.py").as_uri()
-    original = (session.root / "billing/invoice.py").read_text()
-    session.client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=original)
-        )
-    )
+    uri, original = session.open_buffer("billing/invoice.py")
     query = "refund money to customer wallet"
     assert not (await session.query(query=query)).matches
-    edited = original + "\n\ndef refund_to_wallet(customer, money):\n    customer.wallet += money\n"
-    session.client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
-        )
-    )
+    session.change_buffer(uri, original + "\n\ndef refund_to_wallet(customer, money):\n    customer.wallet += money\n")
     result = await session.query(query=query)
     assert result.matches[0].symbol == "refund_to_wallet" and result.matches[0].unsaved is True
     assert any("unsaved" in w for w in result.warnings)

@@ -27,21 +27,8 @@ async def test_identifier_queries_are_answered_from_names_without_a_judge(sessio
 
 async def test_names_typed_into_a_buffer_just_before_are_found(session: Session) -> None:
     """The buffer's edit waits for the next pause in typing; a look-up applies it first, as a search does."""
-    uri = (session.root / "billing/invoice.py").as_uri()
-    original = (session.root / "billing/invoice.py").read_text()
-    session.client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=original)
-        )
-    )
-    session.client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[
-                types.TextDocumentContentChangeWholeDocument(text=original + "\n\ndef freshly_typed():\n    pass\n")
-            ],
-        )
-    )
+    uri, original = session.open_buffer("billing/invoice.py")
+    session.change_buffer(uri, original + "\n\ndef freshly_typed():\n    pass\n")
     symbols = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="freshly_typed"))
     assert [(s.name, s.location.uri) for s in symbols] == [("freshly_typed", uri)]
 

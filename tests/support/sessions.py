@@ -43,6 +43,22 @@ class Session:
     async def query(self, **params: Any) -> Any:
         return await self.client.protocol.send_request_async("smartSearch/query", params)
 
+    def open_buffer(self, relative: str) -> tuple[str, str]:
+        """Open a workspace file as an editor does; its URI and text."""
+        uri, text = (self.root / relative).as_uri(), (self.root / relative).read_text()
+        item = types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        return uri, text
+
+    def change_buffer(self, uri: str, text: str, version: int = 2) -> None:
+        """Replace an open buffer's whole text, unsaved."""
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
     async def raw_request(self, method: str, params: Any, timeout: float = 30) -> Any:
         """Send params exactly as given (no lsprotocol structuring), so malformed input reaches the server;
         `params=...` leaves the field out altogether."""
