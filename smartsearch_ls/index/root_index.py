@@ -269,11 +269,12 @@ class RootIndex:
 
     def _folders_among(self, paths: list[str]) -> list[str]:
         """The paths that are folders on disk, or were folders of indexed files (deleted, renamed, moved out)."""
-        unknown = [p for p in paths if p not in self.files]
-        if not unknown:
-            return []
-        indexed_folders = {path[:at] for path in self.files for at in _slashes(path)}
-        return [p for p in unknown if p in indexed_folders or (self.root / p).is_dir()]
+        unknown = [p for p in paths if p not in self.files and not (self.root / p).is_file()]
+        folders = [p for p in unknown if (self.root / p).is_dir()]
+        if gone := [p for p in unknown if p not in folders]:  # the folders of every indexed file, only then
+            indexed_folders = {path[:at] for path in self.files for at in _slashes(path)}
+            folders += [p for p in gone if p in indexed_folders]
+        return folders
 
     def revert(self, path: str) -> None:
         """Forget a closed buffer's unsaved text: back to what the disk holds."""

@@ -41,19 +41,26 @@ MISFRAMED = {
 }
 
 
-@pytest.fixture
-def client(tmp_path: Path, model_server: ModelServer) -> Iterator[RawClient]:
-    env = {**os.environ, "SYSTEM_ONE_BASE_URL": f"{model_server.base_url}/v1", "XDG_CACHE_HOME": str(tmp_path / "x")}
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawClient, Path]]:
+    """One server for every case, on one connection: each case must leave it answering the next."""
+    tmp_path = tmp_path_factory.mktemp("framing")
+    judge = ModelServer().start()
+    env = {**os.environ, "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1", "XDG_CACHE_HOME": str(tmp_path / "x")}
     with open(tmp_path / "stderr.log", "wb") as stderr:
         started = RawClient(env, stderr)
         started.initialize(write_tree(tmp_path / "project", SAMPLE_PROJECT), options(tmp_path))
-        yield started
+        yield started, tmp_path / "stderr.log"
         started.process.kill()
         started.process.wait(timeout=10)
+    judge.shutdown()
+    judge.server_close()
 
 
 @pytest.mark.parametrize("case", MISFRAMED)
-def test_a_misframed_message_costs_at_most_itself(client: RawClient, tmp_path: Path, case: str) -> None:
+def test_a_misframed_message_costs_at_most_itself(served: tuple[RawClient, Path], case: str) -> None:
+    client, log = served
+    logged_before = len(log.read_text())
     sent, answered = MISFRAMED[case]
     assert client.process.stdin is not None
     client.process.stdin.write(sent)
@@ -65,8 +72,8 @@ def test_a_misframed_message_costs_at_most_itself(client: RawClient, tmp_path: P
         assert error["code"] == (-32700 if case == "not JSON" else -32600)
     after = client.answer(client.send("workspace/symbol", {"query": "SessionStore"}), timeout=20)
     assert "result" in after  # and the connection goes on
-    if case not in ("no space after the colon", "LF-only line ends"):
-        assert "smartsearch_ls.server.framing" in (tmp_path / "stderr.log").read_text()  # what it did, logged
+    if case not in ("no space after the colon", "LF-only line ends"):  # those are simply read as meant
+        assert "smartsearch_ls.server.framing" in log.read_text()[logged_before:]  # what it did, logged
 
 
 def test_back_to_back_messages_are_each_found_whatever_came_before() -> None:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from smartsearch_ls.discovery import ripgrep
+from smartsearch_ls.discovery.errors import CapExceeded
 from tests.conftest import write_tree
 from tests.support.faults import FaultServer, launch, obeying_file_modes
 
@@ -103,3 +105,18 @@ async def test_a_folder_the_server_could_list_nothing_of_is_never_searched_as_co
         workspace.chmod(0o755)
     assert result.matches == [] and result.coverage.complete is False
     assert any("could not be indexed" in w and "Permission denied" in w for w in result.warnings), result.warnings
+
+
+def test_a_partial_listing_still_reaches_the_file_cap(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder of `/` holds paths no one can read and more files than the cap: the answer is the cap, with what
+    to do, not a failed listing. rg runs through a script that drops the capabilities (the cap made small)."""
+    rg = tmp_path / "rg"
+    rg.write_text(f'#!/bin/sh\nexec {" ".join(obeying_file_modes())} {ripgrep.find_rg()} "$@"\n')
+    rg.chmod(0o755)
+    monkeypatch.setattr(ripgrep, "find_rg", lambda: str(rg))
+    assert ripgrep.list_files(workspace).unreadable == {"private": "Permission denied (os error 13)"}
+    monkeypatch.setattr(ripgrep, "MAX_FILES", 0)
+    with pytest.raises(CapExceeded, match="over the cap"):
+        ripgrep.list_files(workspace)
