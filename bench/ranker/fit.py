@@ -140,7 +140,7 @@ def scored(questions: Questions, ranker: Ranker, chosen: Sequence[int]) -> list[
 def figures_on(development: Questions, crossed: Questions, ranker: Ranker, held: Sequence[str]) -> dict[str, float]:
     """The engine's cut on the held projects' questions, negatives pooled with the questions crossed into them."""
     figures = replay(scored(development, ranker, development.of(held)), THRESHOLD)
-    asked_elsewhere = [q for q in crossed.of(held)]
+    asked_elsewhere = crossed.of(held)
     crossed_figures = replay(scored(crossed, ranker, asked_elsewhere), THRESHOLD)
     written = sum(1 for q in development.of(held) if development.rows.cases[q].negative)
     pooled = (figures["negatives_empty"] * written + crossed_figures["negatives_empty"] * len(asked_elsewhere)) / max(

@@ -62,5 +62,4 @@ def replay(items: Sequence[Scored], threshold: float, *, tests_last: bool = True
         "negatives_empty": report.negatives_empty or 0.0,
         "positives_empty": positives_empty,
     }
-    figures["criterion"] = figures["mrr"] + figures["negatives_empty"] - 2 * positives_empty
     return figures

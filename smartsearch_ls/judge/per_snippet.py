@@ -8,10 +8,9 @@ waiting for a slot never start, so no judge request is sent after a cancel.
 
 A judgment is one direct request (`pydantic_ai.direct.model_request`), not an agent run: it is one question
 with one structured answer, so an agent's graph, run state, toolsets, hooks and per-run bookkeeping do nothing
-for it, yet around a judge that answers at once they were nearly all of the cost. 128 instant judgments take a
-tenth of the CPU they took as agent runs (`python -m bench.judge_speed`, `instant model, per snippet`: 0.47-0.58
-CPU-s before, 0.04-0.07 after, two sessions of alternating runs on 2026-12-01), which is what a warm search with
-a fast judge saves. What the agent gave is kept here:
+for it, yet around a judge that answers at once they were nearly all of the cost (`python -m bench.judge_speed`
+measures it; the figures are in README's performance section), which is what a warm search with a fast judge
+saves. What the agent gave is kept here:
 
 - the output: `OUTPUT` declares `Relevance` as an agent declares its output type, in mode `auto`, so each
   model's profile picks tool, native or prompted output, and a decision model gets the output tool it answers;
