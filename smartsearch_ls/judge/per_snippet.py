@@ -62,8 +62,9 @@ from pydantic_ai.output import OutputObjectDefinition
 from pydantic_ai.tools import GenerateToolJsonSchema, ToolDefinition
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgeFailed, JudgmentCache
-from smartsearch_ls.judge.prompt import Relevance, framed_snippet, instructions
+from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgeFailed, JudgingTally, JudgmentCache
+from smartsearch_ls.judge.memory import JudgmentMemory, Key
+from smartsearch_ls.judge.prompt import PROMPT_VERSION, Relevance, framed_snippet, instructions
 from smartsearch_ls.judge.redact import Redacted
 
 RATE_LIMIT_RETRIES = 2
@@ -113,11 +114,23 @@ async def judge_each(
     redactions: Sequence[Redacted],
     cache: JudgmentCache,
     on_judged: Judged | None = None,
+    memories: Sequence[JudgmentMemory | None] | None = None,
+    tally: JudgingTally | None = None,
 ) -> list[float]:
     """Relevance in [0, 1] of each snippet, in order; raises `JudgeFailed` if any judgment fails. `redactions`
-    are the snippets' texts with their secrets redacted (`redact`), which is all the judge is sent."""
-    keys = [cache.key(config.name, query, s) for s in snippets]
+    are the snippets' texts with their secrets redacted (`redact`), which is all the judge is sent; `memories`
+    (one per snippet, or None) keep judgments across restarts, and `tally` counts those taken from them.
+
+    Judgments are keyed by the judge's name and `PROMPT_VERSION`, so a changed prompt never reuses an old answer.
+    Each answer is remembered even when another judgment fails the search: it cost a request, and it is valid.
+    """
+    version = f"{config.name}@{PROMPT_VERSION}"
+    keys = [cache.key(version, query, s) for s in snippets]
     scores: list[float | None] = [cache.get(k) for k in keys]
+    where = list(memories) if memories is not None else [None] * len(snippets)
+    remembered = await asyncio.to_thread(_recall, keys, scores, where, cache) if any(where) else 0
+    if tally is not None:
+        tally.remembered += remembered
     pending = [i for i, s in enumerate(scores) if s is None]
     done = len(snippets) - len(pending)
     if on_judged is not None:
@@ -191,7 +204,46 @@ async def judge_each(
                 group.create_task(judge_one(i))
     except* JudgeFailed as failures:
         raise failures.exceptions[0] from None
+    finally:
+        await asyncio.to_thread(_remember, keys, scores, pending, where)
     return [s if s is not None else 0.0 for s in scores]
+
+
+def _recall(
+    keys: Sequence[Key], scores: list[float | None], memories: Sequence[JudgmentMemory | None], cache: JudgmentCache
+) -> int:
+    """Fill `scores` from each snippet's memory where the process had no judgment; how many were filled."""
+    asked: dict[int, list[int]] = {}
+    for i, (score, memory) in enumerate(zip(scores, memories, strict=True)):
+        if score is None and memory is not None:
+            asked.setdefault(id(memory), []).append(i)
+    filled = 0
+    for positions in asked.values():
+        memory = memories[positions[0]]
+        assert memory is not None
+        found = memory.recall(keys[i] for i in positions)
+        for i in positions:
+            if (score := found.get(keys[i])) is not None:
+                scores[i] = score
+                cache.put(keys[i], score)
+                filled += 1
+    return filled
+
+
+def _remember(
+    keys: Sequence[Key],
+    scores: Sequence[float | None],
+    judged: Sequence[int],
+    memories: Sequence[JudgmentMemory | None],
+) -> None:
+    """Persist the judgments this call made, each in its snippet's memory."""
+    by_memory: dict[int, tuple[JudgmentMemory, dict[Key, float]]] = {}
+    for i in judged:
+        memory, score = memories[i], scores[i]
+        if memory is not None and score is not None:
+            by_memory.setdefault(id(memory), (memory, {}))[1][keys[i]] = score
+    for memory, new in by_memory.values():
+        memory.remember(new)
 
 
 def _output_call(response: ModelResponse) -> ToolCallPart | None:

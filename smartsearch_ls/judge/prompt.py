@@ -9,7 +9,9 @@ two pieces back out of a request, which is how a test or a judge stand-in checks
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import re
 
 from pydantic import BaseModel, Field
@@ -89,3 +91,10 @@ def read_snippet(user_text: str) -> tuple[dict[str, str], str] | None:
         return None
     attrs = {name: html.unescape(value) for name, value in _ATTR.findall(found["attrs"])}
     return attrs, found["body"].replace("&lt;", "<")
+
+
+PROMPT_VERSION = hashlib.blake2b(
+    (instructions("{query}") + json.dumps(Relevance.model_json_schema(), sort_keys=True)).encode(), digest_size=6
+).hexdigest()
+"""Changes whenever what a judge is asked changes (the task or the answer's schema), so that judgments kept across
+restarts (`judge.memory`) are never reused for a different question."""

@@ -8,7 +8,9 @@ secrets are redacted before any judge sees a snippet (`redact_snippet`; each sho
 redacted is counted in the front end's `RedactionTally`), a failure fails the whole search, cancelling the
 caller stops the judging, `judge.timeout` bounds a judgment (for the shortlist judge, the whole call), and
 judgments are cached by (judge, query, snippet content) so repeating a search only pays for what changed. A
-shortlist judge's scores depend on the whole shortlist, so its cache key holds the shortlist's content too.
+shortlist judge's scores depend on the whole shortlist, so its cache key holds the shortlist's content too; it
+runs in the process in milliseconds, so only a model judge's answers are also kept across restarts (each
+candidate's `Evidence.memory`), where each one cost a request.
 """
 
 from __future__ import annotations
@@ -19,7 +21,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, Judged, JudgeFailed, JudgmentCache, ShortlistJudge
+from smartsearch_ls.judge.judgments import (
+    Evidence,
+    JudgeConfig,
+    Judged,
+    JudgeFailed,
+    JudgingTally,
+    JudgmentCache,
+    ShortlistJudge,
+    content_hash,
+)
 from smartsearch_ls.judge.redact import Redacted, current_tally, redact_snippet
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 
@@ -31,24 +42,27 @@ async def judge_snippets(
     cache: JudgmentCache,
     on_judged: Judged | None = None,
     idf: Mapping[str, float] | None = None,
+    tally: JudgingTally | None = None,
 ) -> list[float]:
     """Relevance in [0, 1] of each candidate, in order; raises `JudgeFailed` if any judgment fails.
 
     Candidates are `Evidence` (the shortlist's scores with the snippet) or bare snippets; `idf` is the rarity of
-    the query's terms in the searched roots, which a shortlist judge weighs (None: no root is known).
+    the query's terms in the searched roots, which a shortlist judge weighs (None: no root is known); `tally`
+    counts the judgments taken from the persisted memory.
     """
     evidence = [item if isinstance(item, Evidence) else Evidence(item) for item in shortlist]
     redactions = [redact_snippet(e.snippet) for e in evidence]
-    if (tally := current_tally()) is not None:
+    if (redaction_tally := current_tally()) is not None:
         for redacted in redactions:
-            tally.add(redacted)
+            redaction_tally.add(redacted)
     if isinstance(config.model, ShortlistJudge):
         return await _judge_shortlist(config, config.model, query, evidence, redactions, cache, on_judged, idf)
     with HEAVY_IMPORTS:  # Pydantic AI, on the first search a model judges
         from smartsearch_ls.judge.per_snippet import judge_each
 
     snippets = [e.snippet for e in evidence]
-    return await judge_each(config, query, snippets, redactions, cache, on_judged)
+    memories = [e.memory for e in evidence]
+    return await judge_each(config, query, snippets, redactions, cache, on_judged, memories, tally)
 
 
 async def _judge_shortlist(
@@ -65,7 +79,7 @@ async def _judge_shortlist(
         e if r.text == e.snippet.text else replace(e, snippet=replace(e.snippet, text=r.text))
         for e, r in zip(evidence, redactions, strict=True)
     ]
-    together = _shortlist_digest(config.name, query, [e.snippet for e in shown])
+    together = _shortlist_digest(query, [e.snippet for e in shown])
     keys = [cache.key(config.name, together, e.snippet) for e in shown]
     cached = [cache.get(k) for k in keys]
     if all(score is not None for score in cached):
@@ -97,10 +111,10 @@ async def _judge_shortlist(
     return bounded
 
 
-def _shortlist_digest(judge: str, query: str, snippets: Sequence[Snippet]) -> str:
+def _shortlist_digest(query: str, snippets: Sequence[Snippet]) -> str:
     """The query and the shortlist's content, as one cache component: a shortlist judge's score for a snippet
     holds only for that query among those rivals."""
     digest = hashlib.blake2b(digest_size=16)
     for snippet in snippets:
-        digest.update(JudgmentCache.key(judge, query, snippet)[2].encode())
+        digest.update(content_hash(snippet).encode())
     return f"{query}\0{digest.hexdigest()}"

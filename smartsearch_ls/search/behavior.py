@@ -20,7 +20,14 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.discovery.file_kinds import implementation_first
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
-from smartsearch_ls.judge.judgments import Evidence, ExplainsShortlists, JudgeConfig, Judged, JudgmentCache
+from smartsearch_ls.judge.judgments import (
+    Evidence,
+    ExplainsShortlists,
+    JudgeConfig,
+    Judged,
+    JudgingTally,
+    JudgmentCache,
+)
 from smartsearch_ls.judge.local.features import query_terms, root_idf
 from smartsearch_ls.judge.runner import judge_snippets
 from smartsearch_ls.search.excerpt import evidence, focus
@@ -45,9 +52,15 @@ async def behavior_search(
             documentation=asks_for_documentation(request.query),
         )
     )
-    shortlisted = [Evidence(c.snippet, c.lexical, c.cosine) for c in found.candidates]
+    shortlisted = [
+        Evidence(c.snippet, c.lexical, c.cosine, cache.memory(c.index.cache_dir, c.index.root))
+        for c in found.candidates
+    ]
     idf = _idf(request.scopes, request.query)
-    scores = await judge_snippets(judge, request.query, shortlisted, cache, on_judged, idf) if shortlisted else []
+    tally = JudgingTally()
+    scores = (
+        await judge_snippets(judge, request.query, shortlisted, cache, on_judged, idf, tally) if shortlisted else []
+    )
     passing = sorted(
         ((c, s) for c, s in zip(found.candidates, scores, strict=True) if s >= request.threshold),
         key=lambda item: (-item[1], item[0].snippet.path, item[0].snippet.start_line),
@@ -57,7 +70,7 @@ async def behavior_search(
     shown = implementation_first(kept[: request.limit], lambda item: item[0].snippet.path, request.query)
     factors = await _factors(judge, request.query, shortlisted, idf) if shown else {}
     matches = [_to_match(c, s, judged_pairs, request.query, factors.get(id(c.snippet), ())) for c, s in shown]
-    coverage = _coverage(found, judged=len(shortlisted))
+    coverage = _coverage(found, judged=len(shortlisted), remembered=tally.remembered)
     warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
     if any(m.unsaved for m in matches):
         warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
@@ -122,13 +135,14 @@ def _to_match(
     )
 
 
-def _coverage(found: Shortlist, judged: int) -> Coverage:
+def _coverage(found: Shortlist, judged: int, remembered: int) -> Coverage:
     return Coverage(
         files=found.files,
         skipped_files=sum(found.skipped.values()),
         snippets=found.snippets,
         shortlisted=len(found.candidates),
         judged=judged,
+        remembered=remembered,
         complete=judged == found.snippets,
         skipped_by_reason={str(reason): n for reason, n in sorted(found.skipped.items())},
         semantic=round(found.dense_coverage, 3) if found.dense_used else None,

@@ -87,6 +87,8 @@ class Coverage:
     snippets: int = 0
     shortlisted: int = 0
     judged: int = 0
+    remembered: int = 0
+    """Of `judged`, the judgments a model judge gave in an earlier process, kept in the root's memory."""
     complete: bool = False
     """Every snippet in scope was judged (or, for symbol and path modes, every declaration or file matched)."""
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
@@ -130,7 +132,8 @@ def summary(coverage: Coverage) -> str:
     skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(coverage.skipped_by_reason.items()))
     return (
         f"{coverage.files} files ({coverage.skipped_files} skipped{': ' + skipped if skipped else ''}), "
-        f"{coverage.snippets} snippets, {coverage.shortlisted} shortlisted, {coverage.judged} judged, "
-        f"{'complete' if coverage.complete else 'not complete'}"
+        f"{coverage.snippets} snippets, {coverage.shortlisted} shortlisted, {coverage.judged} judged"
+        + (f" ({coverage.remembered} remembered)" if coverage.remembered else "")
+        + f", {'complete' if coverage.complete else 'not complete'}"
         + (f" ({coverage.documentation} documentation snippets left out)" if coverage.documentation else "")
     )

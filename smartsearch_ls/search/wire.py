@@ -50,6 +50,7 @@ def result_wire(
             "snippets": coverage.snippets,
             "shortlisted": coverage.shortlisted,
             "judged": coverage.judged,
+            "remembered": coverage.remembered,
             "complete": coverage.complete,
             "skippedByReason": coverage.skipped_by_reason,
             "semantic": coverage.semantic,

@@ -119,8 +119,8 @@ class SmartSearchServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("smartsearch-ls", __version__, protocol_cls=SmartSearchProtocol, max_workers=4)
         self.settings = Settings()
-        self.folders = self.new_folders()
         self.judgments = JudgmentCache()
+        self.folders = self.new_folders()
         self.watch_mode = "none"
         self.watcher: FolderWatcher | None = None
         self.model_warmup: asyncio.Task[None] | None = None
@@ -134,7 +134,7 @@ class SmartSearchServer(LanguageServer):
     def new_folders(self) -> Folders:
         """Folder indexes for the current settings (exclude, cacheDir, semantic decide what is indexed, and where)."""
         gc.unfreeze()  # the indexes being replaced were frozen when built (`Folders.build`): let them be collected
-        folders = Folders(self.settings.cacheDir, self.settings.exclude, self.settings.semantic)
+        folders = Folders(self.settings.cacheDir, self.settings.exclude, self.settings.semantic, self.judgments)
         folders.embedding_progress = EmbeddingReporter(self)
         return folders
 

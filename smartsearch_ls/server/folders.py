@@ -22,6 +22,7 @@ from smartsearch_ls.index.bulk import BuildStopped
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import Progress as IndexProgress
 from smartsearch_ls.index.root_index import RefreshStats, RootIndex
+from smartsearch_ls.judge.judgments import JudgmentCache, content_hash
 from smartsearch_ls.search.symbols.index import symbol_index
 from smartsearch_ls.server.tasks import spawn
 
@@ -93,8 +94,15 @@ Finished = Callable[[Folder], None]
 class Folders:
     """Every workspace folder's index; all methods run on the event loop."""
 
-    def __init__(self, cache_dir: Path | None, exclude: Iterable[str] = (), semantic: bool = True) -> None:
+    def __init__(
+        self,
+        cache_dir: Path | None,
+        exclude: Iterable[str] = (),
+        semantic: bool = True,
+        judgments: JudgmentCache | None = None,
+    ) -> None:
         self.cache_dir = cache_dir
+        self.judgments = judgments
         self.exclude = tuple(exclude)
         self.semantic = semantic
         self.folders: dict[Path, Folder] = {}
@@ -143,6 +151,7 @@ class Folders:
                 )
                 if folder.stats.read or folder.stats.removed or not warm:
                     await asyncio.to_thread(index.persist)
+                    await asyncio.to_thread(self._forget_stale_judgments, index)
                 # The index is millions of long-lived objects that are never cyclic garbage; out of the cyclic
                 # collector's reach, a full collection no longer walks them during a keystroke's update or a
                 # search (`bench.engine --corpus large`: an 8,082-line file's keystroke update 182-185 -> 82-87 ms).
@@ -344,8 +353,17 @@ class Folders:
     async def _persist(self, folder: Folder) -> None:
         async with folder.job:
             await asyncio.to_thread(folder.index.persist)
+            await asyncio.to_thread(self._forget_stale_judgments, folder.index)
             if folder.dense is not None:
                 await asyncio.to_thread(folder.dense.persist)
+
+    def _forget_stale_judgments(self, index: RootIndex) -> None:
+        """The root's remembered judgments of snippets that were edited or removed are dropped with the old index."""
+        if self.judgments is None or (memory := self.judgments.memory(index.cache_dir, index.root)) is None:
+            return
+        live = {content_hash(s) for s in index.snippets if s is not None}
+        if dropped := memory.forget_all_but(live):
+            log.info("dropped %d remembered judgments of edited or removed snippets in %s", dropped, index.root)
 
     def stop_background(self) -> None:
         """Stop every folder's index build, embedding and symbol build (at shutdown): work already running ends at

@@ -1,0 +1,61 @@
+"""The persisted judgment memory on its own: bounded by use, pruned by content, harmless when its file is not."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from smartsearch_ls.judge.memory import JudgmentMemory, memory_path
+
+
+def key(n: int) -> tuple[str, str, str]:
+    return ("judge@v1", "reject expired sessions", f"snippet-{n}")
+
+
+def test_judgments_outlive_the_object_that_kept_them(tmp_path: Path) -> None:
+    path = memory_path(tmp_path, tmp_path / "project")
+    first = JudgmentMemory(path)
+    first.remember({key(1): 0.9, key(2): 0.1})
+    first.close()
+    assert JudgmentMemory(path).recall([key(1), key(2), key(3)]) == {key(1): 0.9, key(2): 0.1}
+
+
+def test_past_capacity_the_least_recently_used_go(tmp_path: Path) -> None:
+    memory = JudgmentMemory(tmp_path / "m.sqlite", capacity=3)
+    memory.remember({key(1): 0.1, key(2): 0.2, key(3): 0.3})
+    assert memory.recall([key(1)]) == {key(1): 0.1}  # used now: the oldest is 2
+    memory.remember({key(4): 0.4})
+    assert len(memory) == 3
+    assert set(memory.recall([key(n) for n in range(1, 5)])) == {key(1), key(3), key(4)}
+
+
+def test_judgments_of_snippets_no_longer_there_are_dropped(tmp_path: Path) -> None:
+    memory = JudgmentMemory(tmp_path / "m.sqlite")
+    memory.remember({key(1): 0.1, key(2): 0.2, ("other@v1", "q", "snippet-2"): 0.5})
+    assert memory.forget_all_but({"snippet-2"}) == 1
+    assert set(memory.recall([key(1), key(2)])) == {key(2)}
+
+
+def test_pruning_a_root_never_judged_creates_no_file(tmp_path: Path) -> None:
+    memory = JudgmentMemory(tmp_path / "judgments" / "m.sqlite")
+    assert memory.forget_all_but(set()) == 0
+    assert not (tmp_path / "judgments").exists()
+
+
+@pytest.mark.parametrize("damage", ["a folder in the way", "not a database"])
+def test_an_unusable_file_means_nothing_is_remembered_and_nothing_fails(
+    tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "m.sqlite"
+    if damage == "a folder in the way":
+        path.mkdir()
+    else:
+        path.write_bytes(b"this is not SQLite" * 100)
+    memory = JudgmentMemory(path)
+    with caplog.at_level(logging.WARNING):
+        memory.remember({key(1): 0.5})
+        assert memory.recall([key(1)]) == {}
+    assert len(memory) == 0
+    assert sum("judgments are not remembered" in r.getMessage() for r in caplog.records) == 1
