@@ -57,10 +57,10 @@ ignored, binary and credential files are never read."""
 
 
 def input_schema() -> dict[str, Any]:
-    """`QueryParams`' schema with `directory` required, and without the LSP's progress token."""
+    """`QueryParams`' schema with `directory` required, and without the LSP's progress tokens."""
     schema = QueryParams.model_json_schema(by_alias=True)
     properties = schema["properties"]
-    del properties["workDoneToken"]
+    del properties["workDoneToken"], properties["partialResultToken"]
     properties["directory"] = {
         "type": "string",
         "title": "Directory",

@@ -62,7 +62,7 @@ from pydantic_ai.output import OutputObjectDefinition
 from pydantic_ai.tools import GenerateToolJsonSchema, ToolDefinition
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgeFailed, JudgingTally, JudgmentCache
+from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgeFailed, JudgingTally, JudgmentCache, Scored
 from smartsearch_ls.judge.memory import JudgmentMemory, Key
 from smartsearch_ls.judge.prompt import PROMPT_VERSION, Relevance, framed_snippet, instructions
 from smartsearch_ls.judge.redact import Redacted
@@ -116,10 +116,12 @@ async def judge_each(
     on_judged: Judged | None = None,
     memories: Sequence[JudgmentMemory | None] | None = None,
     tally: JudgingTally | None = None,
+    on_scored: Scored | None = None,
 ) -> list[float]:
     """Relevance in [0, 1] of each snippet, in order; raises `JudgeFailed` if any judgment fails. `redactions`
     are the snippets' texts with their secrets redacted (`redact`), which is all the judge is sent; `memories`
-    (one per snippet, or None) keep judgments across restarts, and `tally` counts those taken from them.
+    (one per snippet, or None) keep judgments across restarts, and `tally` counts those taken from them;
+    `on_scored` hears each relevance as it is known (those cached or remembered first).
 
     Judgments are keyed by the judge's name and `PROMPT_VERSION`, so a changed prompt never reuses an old answer.
     Each answer is remembered even when another judgment fails the search: it cost a request, and it is valid.
@@ -133,6 +135,10 @@ async def judge_each(
         tally.remembered += remembered
     pending = [i for i, s in enumerate(scores) if s is None]
     done = len(snippets) - len(pending)
+    if on_scored is not None:
+        for i, known in enumerate(scores):
+            if known is not None:
+                on_scored(i, known)
     if on_judged is not None:
         on_judged(done, len(snippets))
     if not pending:
@@ -195,6 +201,8 @@ async def judge_each(
         cache.put(keys[i], score)
         scores[i] = score
         done += 1
+        if on_scored is not None:
+            on_scored(i, score)
         if on_judged is not None:
             on_judged(done, len(snippets))
 

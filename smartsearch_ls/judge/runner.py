@@ -28,6 +28,7 @@ from smartsearch_ls.judge.judgments import (
     JudgeFailed,
     JudgingTally,
     JudgmentCache,
+    Scored,
     ShortlistJudge,
     content_hash,
 )
@@ -43,12 +44,14 @@ async def judge_snippets(
     on_judged: Judged | None = None,
     idf: Mapping[str, float] | None = None,
     tally: JudgingTally | None = None,
+    on_scored: Scored | None = None,
 ) -> list[float]:
     """Relevance in [0, 1] of each candidate, in order; raises `JudgeFailed` if any judgment fails.
 
     Candidates are `Evidence` (the shortlist's scores with the snippet) or bare snippets; `idf` is the rarity of
     the query's terms in the searched roots, which a shortlist judge weighs (None: no root is known); `tally`
-    counts the judgments taken from the persisted memory.
+    counts the judgments taken from the persisted memory; `on_scored` hears each model judgment as it is known
+    (a shortlist judge's come all at once, as the return value).
     """
     evidence = [item if isinstance(item, Evidence) else Evidence(item) for item in shortlist]
     redactions = [redact_snippet(e.snippet) for e in evidence]
@@ -62,7 +65,7 @@ async def judge_snippets(
 
     snippets = [e.snippet for e in evidence]
     memories = [e.memory for e in evidence]
-    return await judge_each(config, query, snippets, redactions, cache, on_judged, memories, tally)
+    return await judge_each(config, query, snippets, redactions, cache, on_judged, memories, tally, on_scored)
 
 
 async def _judge_shortlist(

@@ -31,7 +31,7 @@ from smartsearch_ls.judge.judgments import (
 from smartsearch_ls.judge.local.features import query_terms, root_idf
 from smartsearch_ls.judge.runner import judge_snippets
 from smartsearch_ls.search.excerpt import evidence, focus
-from smartsearch_ls.search.result import Coverage, Match, SearchResult
+from smartsearch_ls.search.result import Coverage, Match, PartialMatches, SearchResult
 from smartsearch_ls.search.why import why
 
 if TYPE_CHECKING:
@@ -39,9 +39,15 @@ if TYPE_CHECKING:
 
 
 async def behavior_search(
-    request: SearchRequest, judge: JudgeConfig, cache: JudgmentCache, on_judged: Judged | None, warnings: list[str]
+    request: SearchRequest,
+    judge: JudgeConfig,
+    cache: JudgmentCache,
+    on_judged: Judged | None,
+    warnings: list[str],
+    on_partial: PartialMatches | None = None,
 ) -> SearchResult:
-    """The judged search over the request's scopes; `warnings` gathers what the answer must say about itself."""
+    """The judged search over the request's scopes; `warnings` gathers what the answer must say about itself, and
+    `on_partial` hears the best matches so far each time a model judgment changes them."""
     found = await asyncio.to_thread(
         lambda: shortlist(
             request.scopes,
@@ -58,17 +64,17 @@ async def behavior_search(
     ]
     idf = _idf(request.scopes, request.query)
     tally = JudgingTally()
+    so_far = _BestSoFar(found.candidates, request, on_partial) if on_partial is not None else None
     scores = (
-        await judge_snippets(judge, request.query, shortlisted, cache, on_judged, idf, tally) if shortlisted else []
+        await judge_snippets(
+            judge, request.query, shortlisted, cache, on_judged, idf, tally, so_far.add if so_far else None
+        )
+        if shortlisted
+        else []
     )
-    passing = sorted(
-        ((c, s) for c, s in zip(found.candidates, scores, strict=True) if s >= request.threshold),
-        key=lambda item: (-item[1], item[0].snippet.path, item[0].snippet.start_line),
-    )
-    kept = _collapse_overlaps(passing)
-    judged_pairs = [(c.snippet, s) for c, s in passing]
-    shown = implementation_first(kept[: request.limit], lambda item: item[0].snippet.path, request.query)
+    passing, kept, shown = _ranked(list(zip(found.candidates, scores, strict=True)), request)
     factors = await _factors(judge, request.query, shortlisted, idf) if shown else {}
+    judged_pairs = [(c.snippet, s) for c, s in passing]
     matches = [_to_match(c, s, judged_pairs, request.query, factors.get(id(c.snippet), ())) for c, s in shown]
     coverage = _coverage(found, judged=len(shortlisted), remembered=tally.remembered)
     warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
@@ -76,6 +82,48 @@ async def behavior_search(
         warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
     judged_by = judge.name if shortlisted else None  # the contract: null when no judging happened
     return SearchResult(matches, max(len(kept) - request.limit, 0), coverage, warnings, "behavior", judged_by)
+
+
+Ranked = list[tuple[Candidate, float]]
+
+
+def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Ranked]:
+    """Those at or above the threshold best first, the same with overlaps collapsed, and the first `limit` of
+    those as shown (implementation before tests unless the question asks for tests)."""
+    passing = sorted(
+        ((c, s) for c, s in scored if s >= request.threshold),
+        key=lambda item: (-item[1], item[0].snippet.path, item[0].snippet.start_line),
+    )
+    kept = _collapse_overlaps(passing)
+    shown = implementation_first(kept[: request.limit], lambda item: item[0].snippet.path, request.query)
+    return passing, kept, shown
+
+
+class _BestSoFar:
+    """The matches a search would show from the judgments in so far, sent each time they change.
+
+    Ranked exactly as the final answer ranks (`_ranked`), so a batch differs from the answer only by what was not
+    judged yet. Only a judgment at or above the threshold can change what is shown, so the others cost nothing.
+    """
+
+    def __init__(self, candidates: Sequence[Candidate], request: SearchRequest, send: PartialMatches) -> None:
+        self._candidates = candidates
+        self._request = request
+        self._send = send
+        self._scores: dict[int, float] = {}
+        self._shown: tuple[tuple[int, float], ...] = ()
+
+    def add(self, position: int, score: float) -> None:
+        if score < self._request.threshold:
+            return
+        self._scores[position] = score
+        passing, _, shown = _ranked([(self._candidates[i], s) for i, s in self._scores.items()], self._request)
+        identity = tuple((id(c), s) for c, s in shown)
+        if identity == self._shown:
+            return
+        self._shown = identity
+        judged_pairs = [(c.snippet, s) for c, s in passing]
+        self._send([_to_match(c, s, judged_pairs, self._request.query, ()) for c, s in shown])
 
 
 def _idf(scopes: Sequence[Scope], query: str) -> dict[str, float]:

@@ -34,7 +34,7 @@ from smartsearch_ls.search.merge import (
 )
 from smartsearch_ls.search.paths import find_paths
 from smartsearch_ls.search.request import SearchRequest
-from smartsearch_ls.search.result import Coverage, Match, SearchResult, kind_of
+from smartsearch_ls.search.result import Coverage, Match, PartialMatches, SearchResult, kind_of
 from smartsearch_ls.search.routing import Plan, identifiers_in, plan
 from smartsearch_ls.search.symbols.intents import (
     declaration_match,
@@ -53,9 +53,11 @@ async def search(
     cache: JudgmentCache,
     on_judged: Judged | None = None,
     warnings: Sequence[str] = (),
+    on_partial: PartialMatches | None = None,
 ) -> SearchResult:
     """Run one search: route by shape (or the forced `mode`), apply the intent, merge, re-rank by context, list
-    candidates. `judge` may be None only for symbol and path searches; `warnings` are carried through."""
+    candidates. `judge` may be None only for symbol and path searches; `warnings` are carried through;
+    `on_partial` hears the best matches so far while a model judge works (the look-ups' hits first)."""
     shape = _plan(request)
     context = Context.of(request.context)
     unread = unreadable_warning(request.scopes)
@@ -65,7 +67,7 @@ async def search(
     elif shape.mode == "symbol":
         result = await asyncio.to_thread(_symbol_search, request, shape, context, notes)
     else:
-        result = await _prose_search(request, shape, context, judge, cache, on_judged, notes)
+        result = await _prose_search(request, shape, context, judge, cache, on_judged, notes, on_partial)
     if request.expand_related:
         result = await asyncio.to_thread(expand_related, request, shape, result)
     if unread is not None:  # files rg could not list: no answer over them is complete
@@ -167,6 +169,7 @@ async def _prose_search(
     cache: JudgmentCache,
     on_judged: Judged | None,
     warnings: list[str],
+    on_partial: PartialMatches | None = None,
 ) -> SearchResult:
     """Symbol (or reference) hits of the names in the sentence first, then the judged search."""
     intent = request.intent
@@ -208,7 +211,15 @@ async def _prose_search(
         files, snippets = scope_counts(request.scopes)
         base = SearchResult([], 0, Coverage(files=files, snippets=snippets, complete=False), warnings, "behavior", None)
     else:
-        base = await behavior_search(judged_request, judge, cache, on_judged, warnings)
+
+        def partial(judged: list[Match]) -> None:
+            if on_partial is not None:
+                fresh = [replace(m, source="judged") for m in judged if not any(same_place(m, f) for f in shown_first)]
+                on_partial([*shown_first, *fresh][: request.limit])
+
+        base = await behavior_search(
+            judged_request, judge, cache, on_judged, warnings, partial if on_partial is not None else None
+        )
         searches.append("behavior")
     judged = [replace(m, source="judged") for m in base.matches]
     omitted = base.omitted_matches

@@ -74,6 +74,11 @@ class QueryParams(BaseModel):
     work_done_token: int | str | None = Field(
         None, alias="workDoneToken", description="The LSP progress token this search reports on."
     )
+    partial_result_token: int | str | None = Field(
+        None,
+        alias="partialResultToken",
+        description="The LSP token on which the best matches so far are sent while a model judge works.",
+    )
 
     @field_validator("query")
     @classmethod

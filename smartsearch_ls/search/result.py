@@ -6,6 +6,7 @@ judge), so every match labels test files and rounds its relevance the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -125,6 +126,10 @@ class SearchResult:
     related: list[FileCandidate] = field(default_factory=list)
     """With `expandRelated`: files linked to the hits by imports."""
     intent: str | None = None
+
+
+PartialMatches = Callable[[list[Match]], None]
+"""Hears the best matches found so far, best first, at most `limit` (a streamed search's partial results)."""
 
 
 def summary(coverage: Coverage) -> str:

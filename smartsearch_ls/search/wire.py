@@ -16,6 +16,21 @@ Place = Callable[[Match], dict[str, Any]]
 Uri = Callable[[Path], str]
 
 
+def match_wire(m: Match, place: Place) -> dict[str, Any]:
+    """One match of the contract's result (also what a streamed search's partial results carry)."""
+    return {
+        **place(m),
+        "path": m.path,
+        "symbol": m.symbol,
+        "kind": m.kind,
+        "relevance": m.relevance,
+        "excerpt": m.excerpt,
+        "unsaved": m.unsaved,
+        "source": m.source,
+        "why": m.why.wire() if m.why is not None else None,
+    }
+
+
 def result_wire(
     result: SearchResult, place: Place, uri: Uri, import_place: Callable[[UnresolvedImport], Any]
 ) -> dict[str, Any]:
@@ -29,20 +44,7 @@ def result_wire(
         return fields
 
     return {
-        "matches": [
-            {
-                **place(m),
-                "path": m.path,
-                "symbol": m.symbol,
-                "kind": m.kind,
-                "relevance": m.relevance,
-                "excerpt": m.excerpt,
-                "unsaved": m.unsaved,
-                "source": m.source,
-                "why": m.why.wire() if m.why is not None else None,
-            }
-            for m in result.matches
-        ],
+        "matches": [match_wire(m, place) for m in result.matches],
         "omittedMatches": result.omitted_matches,
         "coverage": {
             "files": coverage.files,

@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.uris import from_fs_path
 
 from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
 from smartsearch_ls.search.result import Match, SearchResult
-from smartsearch_ls.search.wire import result_wire
+from smartsearch_ls.search.wire import Place, match_wire, result_wire
 
 
 def char_length(text: str, encoding: str) -> int:
@@ -52,14 +53,27 @@ def _import_location(unresolved: UnresolvedImport) -> types.Location:
     return types.Location(uri=uri_of(unresolved), range=types.Range(start=line, end=line))
 
 
+_CONVERTER = get_converter()
+
+
 def result_dict(result: SearchResult, encoding: str) -> dict[str, Any]:
     """The `smartSearch/query` result, as the contract shapes it."""
+    return result_wire(result, _placer(encoding), file_uri, _import_location)
 
+
+def matches_dicts(matches: list[Match], encoding: str) -> list[dict[str, Any]]:
+    """Matches as the result shapes them, as plain JSON: a streamed search's partial results travel inside a
+    `$/progress` value, which is any JSON and is not converted on the way out."""
+    place = _placer(encoding)
+    return [_CONVERTER.unstructure(match_wire(m, place)) for m in matches]
+
+
+def _placer(encoding: str) -> Place:
     def place(match: Match) -> dict[str, Any]:
         location = types.Location(uri=uri_of(match), range=excerpt_range(match, encoding))
         return {"location": location, "snippetRange": snippet_range(match)}
 
-    return result_wire(result, place, file_uri, _import_location)
+    return place
 
 
 SYMBOL_KINDS: dict[str, types.SymbolKind] = {

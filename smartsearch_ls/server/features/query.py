@@ -3,6 +3,10 @@
 Errors follow the contract: InvalidParams naming the field, RequestFailed (-32803) when the judge fails
 or a cap is reached, with what to do next; `$/cancelRequest` cancels the handler's task, which cancels
 every judgment in flight and starts no new one.
+
+With a `partialResultToken`, the best matches so far go out as `$/progress` on that token each time a model
+judgment changes them (`{"matches": [...]}`, each batch replacing the one before); the response is still the
+whole ranked result, so a client that ignores the batches loses nothing, and one that cancels keeps a valid list.
 """
 
 from __future__ import annotations
@@ -24,11 +28,11 @@ from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, configured_judg
 from smartsearch_ls.judge.redact import tally_redactions
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import InvalidQuery, Mode, QueryParams, SearchRequest, parse_params
-from smartsearch_ls.search.result import SearchResult, summary
+from smartsearch_ls.search.result import Match, PartialMatches, SearchResult, summary
 from smartsearch_ls.search.routing import route
 from smartsearch_ls.server.app import QUERY_METHOD, SmartSearchServer
 from smartsearch_ls.server.features.lifecycle import _plain
-from smartsearch_ls.server.lsp_shapes import result_dict
+from smartsearch_ls.server.lsp_shapes import matches_dicts, result_dict
 from smartsearch_ls.server.progress import Progress
 
 REQUEST_FAILED = -32803
@@ -121,7 +125,8 @@ async def run_search(
     server.folders.search_started()
     try:
         with tally_redactions() as redactions:
-            result = await search(request, judge, server.judgments, on_judged, warnings)
+            partial = _partial_sender(server, params.partial_result_token)
+            result = await search(request, judge, server.judgments, on_judged, warnings, partial)
     except JudgeFailed as error:
         _end(progress, f"failed: {error}")
         server.log_to_client(f"search failed: {error}", types.MessageType.Error)
@@ -143,6 +148,17 @@ async def run_search(
     _end(progress, end)
     server.log_to_client(f"search {params.query[:80]!r}: {end}")
     return result, ready
+
+
+def _partial_sender(server: SmartSearchServer, token: types.ProgressToken | None) -> PartialMatches | None:
+    if token is None:
+        return None
+
+    def send(matches: list[Match]) -> None:
+        value = {"matches": matches_dicts(matches, server.position_encoding)}
+        server.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
+
+    return send
 
 
 def _dense_of(server: SmartSearchServer, scope: Scope) -> DenseIndex | None:
