@@ -175,7 +175,11 @@ def test_find_code_by_behavior_in_code_server(code_server: tuple[str, Path, Path
 
     assert seen["pickTitle"].startswith(f"SmartSearch: {QUERY} — 1 match · judged "), context
     assert [(item["label"], item["description"], item["detail"]) for item in seen["items"]] == [
-        ("config_loader.py:4", "parse_config_file  1.00", "def parse_config_file(path):")
+        (
+            "config_loader.py:4",
+            "parse_config_file  1.00",
+            "def parse_config_file(path):  ·  name: parse, config · path: config · code: parse, config",
+        )
     ], context
     # Enter opened the file with the cursor at the match.
     assert seen["activeTab"].startswith("config_loader.py"), context

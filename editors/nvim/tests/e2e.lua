@@ -78,7 +78,15 @@ local function body()
   end, "index progress to end")
 
   -- :SmartSearch -> quickfix
+  local batches = 0
+  vim.api.nvim_create_autocmd("User", {
+    pattern = "SmartSearchPartial",
+    callback = function()
+      batches = batches + 1
+    end,
+  })
   run_and_wait("SmartSearch parse config file", ":SmartSearch")
+  check(batches >= 1, "the quickfix list filled from a streamed batch before the result", batches)
   local qf = vim.fn.getqflist({ title = 1, items = 1, winid = 0 })
   check(qf.title == "SmartSearch: parse config file", "quickfix title", qf.title)
   if check(#qf.items == 1, "one match for 'parse config file'", qf.items) then
@@ -86,7 +94,7 @@ local function body()
     check(vim.api.nvim_buf_get_name(item.bufnr) == ws .. "/config_loader.py", "match file", vim.api.nvim_buf_get_name(item.bufnr))
     check(item.lnum == 4, "match line", item.lnum)
     check(item.col == 1, "match column", item.col)
-    check(item.text == "parse_config_file (1.00) def parse_config_file(path):", "quickfix text", item.text)
+    check(item.text == "parse_config_file (1.00) def parse_config_file(path): [name: parse, config · path: config · code: parse, config]", "quickfix text", item.text)
   end
   check(qf.winid ~= 0, "the quickfix window is open")
   local summary = notified[#notified] or {}
@@ -122,7 +130,7 @@ local function body()
   wait(30000, function()
     return searches_done > before
   end, "the select search")
-  check(offered and offered[1] == "config_loader.py:4: parse_config_file (1.00) def parse_config_file(path):", "select item", offered)
+  check(offered and offered[1] == "config_loader.py:4: parse_config_file (1.00) def parse_config_file(path): [name: parse, config · path: config · code: parse, config]", "select item", offered)
   check(vim.api.nvim_buf_get_name(0) == ws .. "/config_loader.py", "the chosen match is opened", vim.api.nvim_buf_get_name(0))
   check(vim.api.nvim_win_get_cursor(0)[1] == 4, "the cursor is on the match", vim.api.nvim_win_get_cursor(0))
   check(vim.lsp.buf_is_attached(0, client.id), "the opened match is attached to the same client")

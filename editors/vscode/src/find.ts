@@ -1,19 +1,13 @@
 /**
- * SmartSearch: Find Code by Behavior. An input box, then a QuickPick that fills in when the judged search
- * ends: focusing a row previews the excerpt, accepting it opens the file, closing the pick cancels.
+ * SmartSearch: Find Code by Behavior. An input box, then a QuickPick that fills in as the judged search
+ * streams its best matches so far, and holds the whole ranked result when it ends: focusing a row previews the
+ * excerpt, accepting it opens the file, closing the pick cancels.
  */
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
 
-import {
-  coverageSummary,
-  firstMeaningfulLine,
-  incompleteWarning,
-  matchDescription,
-  matchLabel,
-  noMatchesText,
-} from "./format";
-import { SearchMode } from "./protocol";
+import { coverageSummary, incompleteWarning, matchDescription, matchDetail, matchLabel, noMatchesText } from "./format";
+import { SearchMode, SmartSearchMatch } from "./protocol";
 import { matchLocation, runSearch, showSearchError } from "./search";
 
 interface MatchItem extends vscode.QuickPickItem {
@@ -75,22 +69,25 @@ export async function findInQuickPick(client: LanguageClient, query: string, mod
   pick.show();
 
   try {
-    const result = await runSearch(client, { query, mode }, cancellation.token, (message) => {
-      if (!closed) {
-        pick.placeholder = message;
-      }
-    });
+    const result = await runSearch(
+      client,
+      { query, mode },
+      cancellation.token,
+      (message) => {
+        if (!closed) {
+          pick.placeholder = message;
+        }
+      },
+      (matches) => {
+        if (!closed) {
+          pick.items = items(client, matches);
+        }
+      },
+    );
     if (result === undefined || closed) {
       return;
     }
-    pick.items = result.matches.map((match) => ({
-      label: matchLabel(match),
-      description: matchDescription(match),
-      detail: firstMeaningfulLine(match.excerpt),
-      // The server has already ranked these; VS Code's fuzzy filter on the label must not hide any.
-      alwaysShow: true,
-      location: matchLocation(client, match),
-    }));
+    pick.items = items(client, result.matches);
     pick.title = `SmartSearch: ${query} — ${coverageSummary(result)}`;
     pick.placeholder =
       result.matches.length === 0
@@ -108,6 +105,17 @@ export async function findInQuickPick(client: LanguageClient, query: string, mod
       pick.busy = false;
     }
   }
+}
+
+function items(client: LanguageClient, matches: SmartSearchMatch[]): MatchItem[] {
+  return matches.map((match) => ({
+    label: matchLabel(match),
+    description: matchDescription(match),
+    detail: matchDetail(match),
+    // The server has already ranked these; VS Code's fuzzy filter on the label must not hide any.
+    alwaysShow: true,
+    location: matchLocation(client, match),
+  }));
 }
 
 async function show(location: vscode.Location, preview: boolean): Promise<void> {

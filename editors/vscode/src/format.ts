@@ -3,7 +3,7 @@
  *
  * No `vscode` import, so the unit tests run it under plain Node.
  */
-import { SmartSearchMatch, SmartSearchResult } from "./protocol";
+import { SmartSearchMatch, SmartSearchResult, SmartSearchWhy } from "./protocol";
 
 const MAX_DETAIL_LENGTH = 120;
 
@@ -16,6 +16,27 @@ export function matchLabel(match: SmartSearchMatch): string {
 export function matchDescription(match: SmartSearchMatch): string {
   const parts = [match.symbol ?? "", match.kind === "test" ? "(test)" : "", match.relevance.toFixed(2)];
   return parts.filter((part) => part !== "").join("  ");
+}
+
+/** A row's detail: the excerpt's first meaningful line, then why it matched when the server says. */
+export function matchDetail(match: SmartSearchMatch): string {
+  const line = firstMeaningfulLine(match.excerpt);
+  const why = match.why ? whySummary(match.why) : "";
+  return why === "" ? line : `${line}  ·  ${why}`;
+}
+
+/** The evidence in a few words: where the query's words were found, and how close in meaning. */
+export function whySummary(why: SmartSearchWhy): string {
+  const places: [string, string[]][] = [
+    ["name", why.words.name],
+    ["path", why.words.path],
+    ["code", why.words.body],
+  ];
+  const parts = places.filter(([, words]) => words.length > 0).map(([where, words]) => `${where}: ${words.join(", ")}`);
+  if (why.semantic !== null) {
+    parts.push(`meaning ${why.semantic.toFixed(2)}`);
+  }
+  return parts.join(" · ");
 }
 
 /** The excerpt's first line that says something; blank lines and lone brackets say nothing. */

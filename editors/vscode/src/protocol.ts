@@ -4,7 +4,7 @@
  * This module imports nothing from `vscode`, so the extension and the plain-Node protocol tests compile
  * against one definition: if the contract changes here, both break together.
  */
-import { Location, ProgressToken, Range, RequestType } from "vscode-languageserver-protocol";
+import { Location, ProgressToken, ProgressType, Range, RequestType } from "vscode-languageserver-protocol";
 
 export type SearchMode = "auto" | "behavior" | "symbol" | "path";
 
@@ -22,6 +22,20 @@ export interface SmartSearchParams {
   mode?: SearchMode;
   /** Progress for this search is reported on it. */
   workDoneToken?: ProgressToken;
+  /** The best matches so far are streamed on it (`SmartSearchPartial`), while a model judge works. */
+  partialResultToken?: ProgressToken;
+}
+
+/** Extension: why a judged match ranked where it did. */
+export interface SmartSearchWhy {
+  /** The query's words found in the snippet's name, path and code. */
+  words: { name: string[]; path: string[]; body: string[] };
+  /** The query's cosine with the snippet, when computed. */
+  semantic: number | null;
+  /** Excerpt lines (1-based) holding a word of the query. */
+  lines: number[];
+  /** The local judge's weightiest features, with their effect on the log-odds. */
+  factors: { feature: string; effect: number }[];
 }
 
 export interface SmartSearchMatch {
@@ -38,6 +52,8 @@ export interface SmartSearchMatch {
   /** In [0, 1]; for the symbol and path modes, the match score. */
   relevance: number;
   excerpt: string;
+  /** Extension: the evidence behind a judged match; null for a look-up's match. */
+  why?: SmartSearchWhy | null;
 }
 
 export interface SmartSearchCoverage {
@@ -47,6 +63,8 @@ export interface SmartSearchCoverage {
   shortlisted: number;
   judged: number;
   complete: boolean;
+  /** Extension: of `judged`, judgments read from the root's judgment memory (no request sent). */
+  remembered?: number;
 }
 
 export interface SmartSearchResult {
@@ -62,6 +80,13 @@ export interface SmartSearchResult {
 }
 
 export const SmartSearchRequest = new RequestType<SmartSearchParams, SmartSearchResult, void>("smartSearch/query");
+
+/** A streamed batch: the current best matches, at most `limit`, best first; each batch replaces the one before. */
+export interface SmartSearchPartial {
+  matches: SmartSearchMatch[];
+}
+
+export const SmartSearchPartialType = new ProgressType<SmartSearchPartial>();
 
 /** The `workspace/configuration` section and `didChangeConfiguration` key the server reads its settings from. */
 export const SERVER_SETTINGS_SECTION = "smartSearch";

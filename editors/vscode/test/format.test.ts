@@ -6,6 +6,7 @@ import {
   firstMeaningfulLine,
   incompleteWarning,
   matchDescription,
+  matchDetail,
   matchLabel,
   noMatchesText,
 } from "../src/format";
@@ -54,6 +55,18 @@ test("the detail is the excerpt's first meaningful line", () => {
   const long = firstMeaningfulLine(`x = "${"a".repeat(300)}"`);
   assert.equal(long.length, 120);
   assert.ok(long.endsWith("…"));
+});
+
+test("a judged match's detail adds why it matched; a look-up's keeps the line alone", () => {
+  const why = {
+    words: { name: ["config"], path: ["config", "loader"], body: [] },
+    semantic: 0.6234,
+    lines: [4],
+    factors: [],
+  };
+  assert.equal(matchDetail(match({ why })), "@cache  ·  name: config · path: config, loader · meaning 0.62");
+  assert.equal(matchDetail(match({ why: { ...why, semantic: null } })), "@cache  ·  name: config · path: config, loader");
+  assert.equal(matchDetail(match({ why: null })), "@cache");
 });
 
 test("the coverage summary says what was judged, by whom, and whether it was complete", () => {

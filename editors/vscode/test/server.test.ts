@@ -19,7 +19,13 @@ import {
   WorkspaceSymbolRequest,
 } from "vscode-languageserver-protocol";
 
-import { ServerSettings, SmartSearchRequest, SmartSearchResult } from "../src/protocol";
+import {
+  ServerSettings,
+  SmartSearchMatch,
+  SmartSearchPartialType,
+  SmartSearchRequest,
+  SmartSearchResult,
+} from "../src/protocol";
 import { serverSettings } from "../src/settings";
 import { FakeJudge, startFakeJudge } from "./support/judge";
 import { LspSession } from "./support/lspSession";
@@ -107,6 +113,35 @@ describe("smartsearch-ls over stdio", () => {
 
     assert.equal(progress[0]?.kind, "begin", JSON.stringify(progress));
     assert.equal(progress.at(-1)?.kind, "end", JSON.stringify(progress));
+  });
+
+  test("a partialResultToken streams the best matches so far, then the whole result", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const partialResultToken = "test-query-partial";
+    const batches: SmartSearchMatch[][] = [];
+    const listening = session.connection.onProgress(SmartSearchPartialType, partialResultToken, (value) => {
+      batches.push(value.matches);
+    });
+    try {
+      // Words in two files (cache.py, config_loader.py): judged one by one at 300 ms each.
+      const result: SmartSearchResult = await session.connection.sendRequest(SmartSearchRequest, {
+        query: "a key value",
+        mode: "behavior",
+        partialResultToken,
+      });
+      assert.ok(result.matches.length >= 2, JSON.stringify(result.matches.map((m) => m.path)));
+      assert.ok(batches.length >= 1, "no batch was streamed");
+      for (const batch of batches) {
+        const scores = batch.map((m) => m.relevance);
+        assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+        assert.ok(batch.every((m) => m.why !== undefined && m.location.uri.startsWith("file://")));
+      }
+      assert.deepEqual(
+        batches.at(-1)?.map((m) => m.path),
+        result.matches.map((m) => m.path),
+      );
+    } finally {
+      listening.dispose();
+    }
   });
 
   test("workspace/symbol answers an identifier from the symbol index", { timeout: TEST_TIMEOUT_MS }, async () => {

@@ -22,7 +22,25 @@ function M.first_meaningful_line(excerpt)
   return ""
 end
 
--- Quickfix text: `symbol (0.87) first excerpt line`, with [test] for tests.
+-- Why a judged match ranked: where the query's words were found, and how close in meaning.
+function M.why_text(why)
+  if not present(why) then
+    return ""
+  end
+  local parts = {}
+  for _, place in ipairs({ { "name", "name" }, { "path", "path" }, { "code", "body" } }) do
+    local words = present(why.words) and why.words[place[2]] or nil
+    if type(words) == "table" and #words > 0 then
+      table.insert(parts, place[1] .. ": " .. table.concat(words, ", "))
+    end
+  end
+  if present(why.semantic) then
+    table.insert(parts, ("meaning %.2f"):format(why.semantic))
+  end
+  return table.concat(parts, " · ")
+end
+
+-- Quickfix text: `symbol (0.87) first excerpt line  [why]`, with [test] for tests.
 function M.match_text(match)
   local parts = {}
   if present(match.symbol) then
@@ -35,6 +53,10 @@ function M.match_text(match)
   local line = M.first_meaningful_line(match.excerpt)
   if line ~= "" then
     table.insert(parts, line)
+  end
+  local why = M.why_text(match.why)
+  if why ~= "" then
+    table.insert(parts, "[" .. why .. "]")
   end
   return table.concat(parts, " ")
 end

@@ -1,20 +1,28 @@
 -- Work-done progress per client: which folders are being indexed (for :checkhealth and the index state)
--- and the callbacks of running searches, which watch their own workDoneToken.
+-- and the callbacks of running searches, which watch their own workDoneToken; and a search's streamed partial
+-- results, which arrive as $/progress on its partialResultToken and are not work-done progress at all.
 local M = {}
 
 local INDEXING_PREFIX = "Indexing"
 
--- client_id -> { indexing = {token -> title}, indexed = {title -> end message}, watchers = {token -> fn} }
+-- client_id -> { indexing = {token -> title}, indexed = {title -> end message}, watchers = {token -> fn},
+--               partials = {token -> fn} }
 local clients = {}
 
 local function state(client_id)
-  clients[client_id] = clients[client_id] or { indexing = {}, indexed = {}, watchers = {} }
+  clients[client_id] = clients[client_id] or { indexing = {}, indexed = {}, watchers = {}, partials = {} }
   return clients[client_id]
 end
 
 function M.handler(err, result, ctx, config)
   local s = state(ctx.client_id)
   local value = result.value
+  local partial = s.partials[result.token]
+  if partial then
+    -- A batch of matches, not progress: statuslines fed by Neovim's handler must not see it.
+    partial(value)
+    return
+  end
   if type(value) == "table" then
     local watcher = s.watchers[result.token]
     if watcher then
@@ -36,6 +44,14 @@ end
 
 function M.unwatch(client_id, token)
   state(client_id).watchers[token] = nil
+end
+
+function M.watch_partial(client_id, token, fn)
+  state(client_id).partials[token] = fn
+end
+
+function M.unwatch_partial(client_id, token)
+  state(client_id).partials[token] = nil
 end
 
 -- "indexing", "ready" or "starting", with the titles being indexed or the end messages per folder.

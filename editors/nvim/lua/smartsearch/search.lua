@@ -27,6 +27,7 @@ function M.cancel()
   if pending then
     clients.cancel(pending.client, pending.id)
     progress.unwatch(pending.client.id, pending.token)
+    progress.unwatch_partial(pending.client.id, pending.token .. "-partial")
     pending = nil
     echo("cancelled")
   end
@@ -62,7 +63,13 @@ local function show(title, qf_items, labels, picker)
   end
 end
 
+local function quickfix_items(matches, client)
+  return items.from_matches(matches, client.offset_encoding, format.match_text)
+end
+
 -- opts: mode ("auto" | "behavior" | "symbol" | "path"), picker (defaults to the setup() option).
+-- With the quickfix picker the list fills as the server streams its best matches so far (each batch replaces
+-- the list), and holds the whole ranked result at the end.
 function M.query(query, opts)
   opts = opts or {}
   query = vim.trim(query or "")
@@ -84,9 +91,20 @@ function M.query(query, opts)
         echo(value.message)
       end
     end)
+    local picker = opts.picker or config.options.picker
     local params = { query = query, workDoneToken = token, mode = opts.mode }
+    if picker == "quickfix" then
+      params.partialResultToken = token .. "-partial"
+      progress.watch_partial(client.id, params.partialResultToken, function(value)
+        if type(value) == "table" and type(value.matches) == "table" then
+          show("SmartSearch: " .. query .. " (searching...)", quickfix_items(value.matches, client), {}, "quickfix")
+          vim.api.nvim_exec_autocmds("User", { pattern = "SmartSearchPartial", modeline = false })
+        end
+      end)
+    end
     local ok, id = clients.request(client, "smartSearch/query", params, function(err, result)
       progress.unwatch(client.id, token)
+      progress.unwatch_partial(client.id, token .. "-partial")
       if pending and pending.token == token then
         pending = nil
       end
@@ -95,13 +113,13 @@ function M.query(query, opts)
           vim.notify("SmartSearch: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
         end
       else
-        local qf_items = items.from_matches(result.matches, client.offset_encoding, format.match_text)
+        local qf_items = quickfix_items(result.matches, client)
         local labels = {}
         for i, match in ipairs(result.matches) do
           -- The server's path is relative to its workspace folder: shorter than the file name.
           labels[i] = ("%s:%d: %s"):format(match.path, qf_items[i].lnum, qf_items[i].text)
         end
-        show("SmartSearch: " .. query, qf_items, labels, opts.picker or config.options.picker)
+        show("SmartSearch: " .. query, qf_items, labels, picker)
         vim.notify(format.end_message(query, result))
       end
       done()
