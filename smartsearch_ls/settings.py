@@ -50,6 +50,11 @@ class Settings(BaseModel):
         True, description="Embed snippets in the background with the local model, for a hybrid shortlist."
     )
     cacheDir: Path = Field(default_factory=default_cache_dir)
+    workingSet: bool = Field(
+        True,
+        description="Files open or edited in the editor this session rank a little higher among matches about as "
+        "good (never a filter).",
+    )
     workspaceSymbol: WorkspaceSymbolSettings = Field(default_factory=WorkspaceSymbolSettings)
 
     @field_validator("exclude")

@@ -7,12 +7,18 @@ labeled relevant when it overlaps a gold span. Rows are cached per set in `bench
 features, labels, question numbers and spans), so fitting and the ablations replay them without the engine.
 
     .venv/bin/python -m bench.ranker.collect --set development [--set crossed] [--set held-out] [--set train]
+
+`--model FILE --tag NAME` collects the same rows with a candidate embedding model instead of the shipped one (a
+file already in the product's fast form, as `bench.train.export` writes `fused-int8/model.onnx`), its vectors in
+their own cache, its rows as `<set>-NAME.npz`, so `bench.ranker.fit --tag NAME` can say whether it would win.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +32,7 @@ from bench.ours import open_corpus
 from bench.quality import metrics
 from bench.quality.sets import behavior_cases
 from smartsearch_ls.discovery.documentation import asks_for_documentation
+from smartsearch_ls.embedding import encoder, weights
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
@@ -86,7 +93,17 @@ def corpus_path(corpus: str) -> Path:
     return CORPORA_DIR / corpus
 
 
-def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = print) -> Rows:
+def use_candidate_model(path: Path) -> Path:
+    """Make this process's engine embed with `path` instead of the pinned weights, used as they are (no
+    re-quantization: the file is already fused int8); the cache folder its vectors belong in."""
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    os.environ[weights.MODEL_ENV] = str(path)
+    weights.MODEL_SHA256 = digest  # a bench's knowing choice of an unpinned file, never the product's
+    encoder.fast_model = lambda verified, cache_dir=None: verified.data  # type: ignore[assignment]
+    return CACHE.with_name(f"cache-{digest[:12]}")
+
+
+def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = print, cache: Path = CACHE) -> Rows:
     opened: dict[str, tuple[RootIndex, DenseIndex]] = {}
     blocks: list[npt.NDArray[np.float64]] = []
     labels: list[int] = []
@@ -95,7 +112,7 @@ def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = pri
     started = time.perf_counter()
     for number, case in enumerate(cases):
         if case.corpus not in opened:
-            opened[case.corpus] = open_corpus(corpus_path(case.corpus), CACHE, embed_all=True, log=log)
+            opened[case.corpus] = open_corpus(corpus_path(case.corpus), cache, embed_all=True, log=log)
         index, dense = opened[case.corpus]
         found = shortlist(
             [Scope(index)], case.query, CANDIDATES, (dense,), documentation=asks_for_documentation(case.query)
@@ -122,8 +139,8 @@ def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = pri
     )
 
 
-def rows_path(name: str) -> Path:
-    return OUT / f"{name}.npz"
+def rows_path(name: str, tag: str | None = None) -> Path:
+    return OUT / (f"{name}-{tag}.npz" if tag else f"{name}.npz")
 
 
 def main() -> None:
@@ -131,10 +148,15 @@ def main() -> None:
     parser.add_argument(
         "--set", action="append", required=True, choices=("development", "held-out", "crossed", "train")
     )
+    parser.add_argument("--model", type=Path, help="a candidate embedding model (fused int8 ONNX) to use instead")
+    parser.add_argument("--tag", help="name of the rows collected with --model")
     args = parser.parse_args()
+    if (args.model is None) != (args.tag is None):
+        parser.error("--model and --tag go together")
+    cache = use_candidate_model(args.model) if args.model is not None else CACHE
     for name in args.set:
-        rows = collect(set_cases(name))
-        rows.save(rows_path(name))
+        rows = collect(set_cases(name), cache=cache)
+        rows.save(rows_path(name, args.tag))
         print(f"{name}: {len(rows.cases)} questions, {len(rows.labels)} rows, {int(rows.labels.sum())} relevant")
 
 

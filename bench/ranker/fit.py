@@ -165,9 +165,10 @@ def cross_validate(development: Questions, crossed: Questions, setting: tuple[fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help=f"refit the chosen setting on all of it into {WEIGHTS}")
+    parser.add_argument("--tag", help="fit the rows `bench.ranker.collect --model ... --tag NAME` collected")
     args = parser.parse_args()
-    development = Questions(Rows.load(rows_path("development")))
-    crossed = Questions(Rows.load(rows_path("crossed")))
+    development = Questions(Rows.load(rows_path("development", args.tag)))
+    crossed = Questions(Rows.load(rows_path("crossed", args.tag)))
     results = {}
     for setting in itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, SHARPNESS):
         results[setting] = cross_validate(development, crossed, setting)

@@ -30,11 +30,21 @@ class Scored:
     features: npt.NDArray[np.float64]
 
 
-def answer(item: Scored, threshold: float, *, tests_last: bool = True) -> tuple[metrics.Span, ...]:
-    order = sorted(
-        (i for i, p in enumerate(item.probabilities) if p >= threshold),
-        key=lambda i: (-item.probabilities[i], item.spans[i][0], item.spans[i][1]),
-    )
+def answer(
+    item: Scored,
+    threshold: float,
+    *,
+    tests_last: bool = True,
+    favored: frozenset[str] = frozenset(),
+    bonus: float = 0.0,
+) -> tuple[metrics.Span, ...]:
+    """The engine's answer; snippets of the `favored` files (a working set) rank as if `bonus` more relevant."""
+
+    def rank(i: int) -> tuple[float, str, int]:
+        lift = bonus if item.spans[i][0] in favored else 0.0
+        return -(item.probabilities[i] + lift), item.spans[i][0], item.spans[i][1]
+
+    order = sorted((i for i, p in enumerate(item.probabilities) if p >= threshold), key=rank)
     kept: list[metrics.Span] = []
     for i in order:
         span = item.spans[i]
@@ -44,12 +54,23 @@ def answer(item: Scored, threshold: float, *, tests_last: bool = True) -> tuple[
     return tuple(implementation_first(top, lambda span: span[0], item.case.query) if tests_last else top)
 
 
-def replay(items: Sequence[Scored], threshold: float, *, tests_last: bool = True) -> dict[str, float]:
-    """The quality figures of the answers, plus the share of positive questions answered with nothing."""
+def replay(
+    items: Sequence[Scored],
+    threshold: float,
+    *,
+    tests_last: bool = True,
+    working_sets: Sequence[frozenset[str]] | None = None,
+    bonus: float = 0.0,
+) -> dict[str, float]:
+    """The quality figures of the answers, plus the share of positive questions answered with nothing;
+    `working_sets` (one per item) are the files favored by `bonus`, as the editor's working set is."""
     cases = [item.case for item in items]
+    favored = working_sets if working_sets is not None else [frozenset()] * len(items)
     results = {
-        item.case.key: metrics.QueryResult(answer(item, threshold, tests_last=tests_last), tuple(item.spans))
-        for item in items
+        item.case.key: metrics.QueryResult(
+            answer(item, threshold, tests_last=tests_last, favored=files, bonus=bonus), tuple(item.spans)
+        )
+        for item, files in zip(items, favored, strict=True)
     }
     report = metrics.evaluate(cases, results)
     positives = [item for item in items if not item.case.negative]

@@ -38,6 +38,12 @@ if TYPE_CHECKING:
     from smartsearch_ls.search.request import SearchRequest
 
 
+WORKING_SET_BONUS = 0.02
+"""How much more relevant a snippet of a file the user has open or edited ranks, against the others: enough to
+order near-ties by what the user works on, too little to lift a clearly worse match (`bench.ranker.working_set`
+measures what it costs and gains on the quality set's development part)."""
+
+
 async def behavior_search(
     request: SearchRequest,
     judge: JudgeConfig,
@@ -89,11 +95,16 @@ Ranked = list[tuple[Candidate, float]]
 
 def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Ranked]:
     """Those at or above the threshold best first, the same with overlaps collapsed, and the first `limit` of
-    those as shown (implementation before tests unless the question asks for tests)."""
-    passing = sorted(
-        ((c, s) for c, s in scored if s >= request.threshold),
-        key=lambda item: (-item[1], item[0].snippet.path, item[0].snippet.start_line),
-    )
+    those as shown (implementation before tests unless the question asks for tests). A file of the editor's
+    working set ranks as if `WORKING_SET_BONUS` more relevant; what passes the threshold is not changed by it."""
+    favored = request.working_set
+
+    def rank(item: tuple[Candidate, float]) -> tuple[float, str, int]:
+        candidate, score = item
+        bonus = WORKING_SET_BONUS if (candidate.index.root, candidate.snippet.path) in favored else 0.0
+        return -(score + bonus), candidate.snippet.path, candidate.snippet.start_line
+
+    passing = sorted(((c, s) for c, s in scored if s >= request.threshold), key=rank)
     kept = _collapse_overlaps(passing)
     shown = implementation_first(kept[: request.limit], lambda item: item[0].snippet.path, request.query)
     return passing, kept, shown

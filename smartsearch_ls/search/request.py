@@ -19,6 +19,8 @@ from smartsearch_ls.discovery.globs import glob_problem
 from smartsearch_ls.settings import validation_reason
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from smartsearch_ls.index.dense import DenseIndex
     from smartsearch_ls.index.shortlist import Scope
     from smartsearch_ls.settings import Settings
@@ -141,6 +143,8 @@ class SearchRequest:
     """Words that re-rank the hits (never widen them), e.g. `goal progress` for `remaining_value`."""
     expand_related: bool = False
     """Follow imports of the named symbol to its declaration, and list the files the best hits import."""
+    working_set: frozenset[tuple[Path, str]] = frozenset()
+    """(root, path) of the files open or edited in the editor this session: a small ranking signal, never a filter."""
 
     @classmethod
     def of(
@@ -153,6 +157,7 @@ class SearchRequest:
         dense: Sequence[DenseIndex] = (),
         limit: int | None = None,
         embed_missing: int | None = None,
+        working_set: frozenset[tuple[Path, str]] = frozenset(),
     ) -> SearchRequest:
         """The request for validated params, the settings filling in what they leave out; `limit` overrides both."""
         return cls(
@@ -167,4 +172,5 @@ class SearchRequest:
             intent=params.intent,
             context=params.context,
             expand_related=params.expand_related,
+            working_set=working_set if settings.workingSet else frozenset(),
         )

@@ -69,6 +69,8 @@ class Folder:
     """Paths changed on disk waiting to be re-read."""
     closed: set[str] = field(default_factory=set)
     """Buffers saved or closed, whose disk text counts again."""
+    working: set[str] = field(default_factory=set)
+    """Paths opened or edited in the editor this session (the working set a search favors a little)."""
     first_change: float | None = None
     stats: RefreshStats | None = None
     dense: DenseIndex | None = None
@@ -267,7 +269,12 @@ class Folders:
         if found is not None and not path.is_symlink():
             folder, relative = found
             folder.buffers[relative] = text
+            folder.working.add(relative)
             self._schedule(folder)
+
+    def working_set(self) -> frozenset[tuple[Path, str]]:
+        """(root, path) of every file opened or edited this session, in every folder."""
+        return frozenset((root, path) for root, folder in self.folders.items() for path in folder.working)
 
     def buffer_settled(self, path: Path) -> None:
         """A buffer was saved or closed: the file's disk text counts again."""
