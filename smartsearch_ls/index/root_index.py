@@ -65,6 +65,9 @@ class RootIndex:
     different threads never interleave a listing with another's reads; readers only take `lock`."""
     generation: int = 0
     """Bumped on every change, so callers can cache what they derive from the index."""
+    nested: frozenset[str] = frozenset()
+    """Root-relative folders that are roots of their own (a workspace folder inside this one): their files belong
+    to the innermost index only, so a file is never indexed, searched or counted twice."""
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
@@ -174,8 +177,12 @@ class RootIndex:
         return RefreshStats(files=len(listed), read=len(stale), chunked=chunked, removed=len(gone))
 
     def admits(self, path: str) -> bool:
-        """Whether a root-relative path may be indexed at all (exclude setting, credential files)."""
-        return not self._excluded.names(path) and not is_credential(path)
+        """Whether a root-relative path may be indexed at all (exclude setting, credential files, nested roots)."""
+        return (
+            not self._excluded.names(path)
+            and not is_credential(path)
+            and not any(path == folder or path.startswith(folder + "/") for folder in self.nested)
+        )
 
     def _is_stale(self, path: str, stamp: FileStamp | None) -> bool:
         entry = self.files.get(path)

@@ -41,6 +41,9 @@ class Scope:
     index: RootIndex
     prefix: str = ""
     globs: GlobSet = field(default_factory=GlobSet)
+    mount: str = ""
+    """Where this root lies below the folder searched, when it is a workspace folder nested in it: globs are
+    also tried against paths as seen from the searched folder."""
 
     def contains(self, path: str) -> bool:
         """Whether a root-relative path lies in this scope."""
@@ -60,8 +63,10 @@ class Scope:
         return bool(wanted.include) and any(wanted.names(form) for form in self._forms(path))
 
     def _forms(self, path: str) -> tuple[str, ...]:
-        """A path as globs are tried against it: relative to the scope's folder, then to the root."""
-        return (path[len(self.prefix) + 1 :], path) if self.prefix else (path,)
+        """A path as globs are tried against it: relative to the scope's folder, then to the root (and to the
+        searched folder, for a nested root)."""
+        forms = (path[len(self.prefix) + 1 :], path) if self.prefix else (path,)
+        return (*forms, f"{self.mount}/{path}") if self.mount else forms
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,7 +122,34 @@ class Folders:
         root = root.resolve()
         if root not in self.folders:
             self.folders[root] = Folder(RootIndex(root, exclude=self.exclude, cache_dir=self.cache_dir))
+            self._nest(root)
         return self.folders[root]
+
+    def _nest(self, added: Path | None = None) -> None:
+        """Give each file to the innermost folder holding it: every folder leaves out the folders nested in it.
+        A folder registered earlier whose nesting changed is re-listed (dropping or taking back those files);
+        `added` is still to be built, which lists it anyway."""
+        for root, folder in self.folders.items():
+            nested = frozenset(
+                other.relative_to(root).as_posix() for other in self.folders if other != root and root in other.parents
+            )
+            if nested != folder.index.nested:
+                folder.index.nested = nested
+                if root != added:
+                    spawn(self._relist(folder))
+
+    async def _relist(self, folder: Folder) -> None:
+        await folder.ready.wait()  # a build under way lists with the new nesting, or this catches it up after
+        async with folder.job:
+            stats = await asyncio.to_thread(folder.index.refresh)
+            log.info(
+                "re-listed %s for nested folders: %d read, %d removed", folder.index.root, stats.read, stats.removed
+            )
+        self._persist_later(folder)
+
+    def under(self, directory: Path) -> list[Folder]:
+        """The folders whose root lies strictly inside `directory` (nested workspace folders)."""
+        return [f for root, f in self.folders.items() if directory in root.parents]
 
     def remove(self, root: Path) -> None:
         root = root.resolve()
@@ -132,6 +159,7 @@ class Folders:
             task.cancel()
         if folder is not None:
             folder.stop_background()
+            self._nest()
 
     async def build(self, folder: Folder, progress: IndexProgress | None = None) -> None:
         """Load the persisted index, then make it equal the disk; sets `ready` whatever happens."""

@@ -121,9 +121,10 @@ async def start_session(
     kind: type[Session] = Session,
     client_handlers: dict[str, Callable[..., Any]] | None = None,
     prefix: tuple[str, ...] = (),
+    folders: tuple[Path, ...] = (),
 ) -> Session:
     """Start the server; the index lives under `cache`, and background embedding is off unless asked. `prefix` is a
-    command the server is started through (`setpriv ...`)."""
+    command the server is started through (`setpriv ...`); `folders` are the workspace folders (default: `root`)."""
     registrations: list[types.Registration] = []
     config = ClientServerConfig(
         server_command=[*prefix, sys.executable, "-m", "smartsearch_ls", *args],
@@ -149,7 +150,7 @@ async def start_session(
         types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities(capabilities),
             root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in (folders or (root,))],
             initialization_options=options,
         )
     )

@@ -53,7 +53,11 @@ def scopes_for(server: SmartSearchServer, params: QueryParams) -> list[Scope]:
     except OutsideWorkspace as error:
         raise JsonRpcInvalidParams(message=f"Invalid `directory`: {error}") from None
     prefix = "" if directory == root else directory.relative_to(root).as_posix()
-    return [Scope(folders[root].index, prefix, globs)]
+    nested = [
+        Scope(f.index, "", globs, mount=f.index.root.relative_to(directory).as_posix())
+        for f in server.folders.under(directory)
+    ]
+    return [Scope(folders[root].index, prefix, globs), *nested]
 
 
 async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> tuple[list[str], bool]:

@@ -1,0 +1,98 @@
+"""Workspace folders inside one another: each file belongs to the innermost folder's index, so it is found,
+counted and edited once. The real server over stdio, a model judge on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from lsprotocol import types
+
+from tests.conftest import write_tree
+from tests.support.model_servers import ModelServer
+from tests.support.sessions import Session, start_session
+
+TREE = {
+    "app/main.py": "def start_server(port):\n    return listen(port)\n",
+    "app/lib/retry.py": "def retry_request(send, attempts):\n    return [send() for _ in range(attempts)]\n",
+    "app/lib/backoff.py": "def retry_delay(attempt):\n    return 2 ** attempt\n",
+}
+
+
+def _locations(result: object) -> list[tuple[str, int]]:
+    return [(m.location.uri, m.location.range.start.line) for m in result.matches]  # type: ignore[attr-defined]
+
+
+async def _indexed(session: Session, count: int) -> None:
+    deadline = asyncio.get_running_loop().time() + 60
+    while sum("index ready" in m for m in session.logs()) < count:
+        assert asyncio.get_running_loop().time() < deadline, session.logs()
+        await asyncio.sleep(0.05)
+
+
+async def test_a_file_of_a_nested_folder_is_found_and_counted_once(tmp_path: Path, model_server: ModelServer) -> None:
+    root = write_tree(tmp_path / "ws", TREE)
+    outer, inner = root / "app", root / "app" / "lib"
+    session = await start_session(outer, model_server, tmp_path / "cache", folders=(outer, inner))
+    try:
+        await _indexed(session, 2)
+        everywhere = await session.query(query="retry request attempts", mode="behavior")
+        locations = _locations(everywhere)
+        assert len(locations) == len(set(locations)) >= 1
+        assert everywhere.coverage.files == 3  # not 5: lib's two files once
+        top = everywhere.matches[0]
+        assert top.location.uri == (inner / "retry.py").as_uri() and top.path == "retry.py"  # the inner folder's
+        # A search of the outer folder covers the nested one, once.
+        outer_only = await session.query(query="retry request attempts", mode="behavior", directory=str(outer))
+        assert _locations(outer_only) == locations and outer_only.coverage.files == 3
+        # A glob written from the searched folder reaches into the nested one.
+        globbed = await session.query(query="retry delay", mode="behavior", directory=str(outer), glob="lib/back*")
+        assert [m.path for m in globbed.matches] == ["backoff.py"]
+        # An unsaved edit of a nested file reaches the one index that holds it.
+        uri, text = session.open_buffer("lib/retry.py")
+        session.change_buffer(uri, text + "\n\ndef retry_forever(send):\n    while not send():\n        pass\n")
+        edited = await session.query(query="retry forever send", mode="behavior")
+        assert any(m.symbol == "retry_forever" and m.unsaved for m in edited.matches), [
+            (m.path, m.symbol, m.unsaved) for m in edited.matches
+        ]
+        assert len(_locations(edited)) == len(set(_locations(edited)))
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()
+
+
+async def test_adding_and_removing_a_nested_folder_moves_its_files(tmp_path: Path, model_server: ModelServer) -> None:
+    root = write_tree(tmp_path / "ws", TREE)
+    outer, inner = root / "app", root / "app" / "lib"
+    session = await start_session(outer, model_server, tmp_path / "cache")
+    try:
+        await _indexed(session, 1)
+        assert (await session.query(query="retry request attempts", mode="behavior")).coverage.files == 3
+        change = types.WorkspaceFoldersChangeEvent(
+            added=[types.WorkspaceFolder(uri=inner.as_uri(), name="lib")], removed=[]
+        )
+        session.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=change))
+        await _indexed(session, 2)
+        await session.wait_for_log("index ready for " + str(inner))
+        deadline = asyncio.get_running_loop().time() + 30
+        while True:  # the outer folder is re-listed without lib's files in the background
+            result = await session.query(query="retry request attempts", mode="behavior")
+            if result.coverage.files == 3 and len(set(_locations(result))) == len(_locations(result)):
+                break
+            assert asyncio.get_running_loop().time() < deadline, (result.coverage.files, _locations(result))
+            await asyncio.sleep(0.2)
+        assert result.matches[0].path == "retry.py"  # now the inner folder's file
+        gone = types.WorkspaceFoldersChangeEvent(
+            added=[], removed=[types.WorkspaceFolder(uri=inner.as_uri(), name="lib")]
+        )
+        session.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=gone))
+        while True:  # the outer folder takes lib's files back
+            result = await session.query(query="retry request attempts", mode="behavior")
+            if result.matches and result.matches[0].path == "lib/retry.py":
+                break
+            assert asyncio.get_running_loop().time() < deadline + 30, _locations(result)
+            await asyncio.sleep(0.2)
+        assert result.coverage.files == 3
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()
