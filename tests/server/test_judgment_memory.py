@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 
 from tests.support.model_servers import ModelServer
-from tests.support.sessions import Session, start_session
+from tests.support.sessions import Session, start_session, until
 
 
 async def _search_then_stop(
@@ -31,13 +29,6 @@ def _remembered_rows(cache: Path) -> int:
     (memory,) = (cache / "smartsearch-ls" / "judgments").glob("*.sqlite")
     with sqlite3.connect(memory) as connection:
         return int(connection.execute("SELECT count(*) FROM judgments").fetchone()[0])
-
-
-async def _until(condition: Callable[[], bool], timeout: float = 30) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.05)
 
 
 async def test_a_repeated_search_after_a_restart_sends_no_judge_request(
@@ -64,7 +55,7 @@ async def test_an_edited_snippet_is_judged_again_and_its_old_judgment_dropped(
     session = await start_session(workspace, model_server, cache)
     try:
         await session.wait_for_log("index ready")
-        await _until(lambda: _remembered_rows(cache) == first.coverage.judged - 1)  # type: ignore[attr-defined]
+        await until(lambda: _remembered_rows(cache) == first.coverage.judged - 1)  # type: ignore[attr-defined]
         before = len(model_server.recorder.requests)
         again = await session.query(query="reject expired sessions")
         sent = len(model_server.recorder.requests) - before
