@@ -50,7 +50,14 @@ class SmartSearchProtocol(LanguageServerProtocol):
     """Advertises `smartSearch/query` under `experimental`, leaves some params raw (see RAW_PARAMS), and keeps the
     lifecycle rules of LSP that pygls leaves out: a request before `initialize` is ServerNotInitialized (-32002),
     a second `initialize` or any request after `shutdown` is InvalidRequest (-32600) (pygls dropped those
-    unanswered, and the client waited forever), and after `exit` nothing more is written."""
+    unanswered, and the client waited forever), and after `exit` nothing more is written.
+
+    Private members of pygls 2.1 are used here, so pyproject pins `pygls>=2.1.1,<2.2`: `_shutdown` (read: pygls
+    sets it on `shutdown` and has no public flag), `_send_response` (called: the only way to answer a request id
+    that never reaches a handler) and `_send_data` (overridden: pygls writes to a stream `exit` has closed and
+    logs a traceback per message). Each works around a pygls behavior noted for upstream in the closing notes:
+    requests dropped unanswered before `initialize`, after `shutdown` and when params fail to decode.
+    """
 
     initialized = False
     """`initialize` was answered."""
@@ -94,6 +101,7 @@ class SmartSearchProtocol(LanguageServerProtocol):
         return None
 
     def _send_data(self, data: Any) -> None:
+        # pygls 2.1 writes whatever cancelled work still sends after `exit` to the closed stream, logging each.
         if not self.exiting:
             super()._send_data(data)
 
