@@ -24,7 +24,7 @@ from bench.oneshot import instant_judge
 from bench.quality.metrics import load_cases
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
-from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
 

@@ -30,7 +30,8 @@ from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.embedding.cache import EmbeddingCache
 from smartsearch_ls.embedding.encoder import snippet_text
 from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import Evidence, JudgeConfig
 from smartsearch_ls.judge.local.model import LocalJudge, local_judge
 from smartsearch_ls.judge.runner import judge_snippets
 

@@ -29,8 +29,9 @@ from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Candidate, Scope, shortlist
-from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
-from smartsearch_ls.judge.models import judge_name, resolve_judge
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import JudgeConfig
+from smartsearch_ls.judge.resolve import judge_name, resolve_judge
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
 

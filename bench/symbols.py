@@ -31,7 +31,7 @@ from pathlib import Path
 from bench.__main__ import OUT_DIR, resolve_root
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
 from smartsearch_ls.search.result import kind_of

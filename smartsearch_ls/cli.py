@@ -28,7 +28,7 @@ from smartsearch_ls.folder_search import (
     settings_from,
     to_json,
 )
-from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.search.request import Intent, Mode, parse_params
 from smartsearch_ls.search.result import SearchResult, summary
 from smartsearch_ls.search.why import Why

@@ -21,14 +21,15 @@ from typing import Any
 
 from smartsearch_ls.discovery.errors import DiscoveryError
 from smartsearch_ls.discovery.globs import GlobSet
-from smartsearch_ls.discovery.scope import path_from
+from smartsearch_ls.discovery.workspace_paths import path_from
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.gc_pause import gc_paused
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgeConfig, JudgeFailed, JudgmentCache
-from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, configured_judge
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import JudgeConfig, JudgeFailed
 from smartsearch_ls.judge.redact import tally_redactions
+from smartsearch_ls.judge.resolve import LOCAL, JudgeUnavailable, configured_judge
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import InvalidQuery, Mode, QueryParams, SearchRequest
 from smartsearch_ls.search.result import Match, SearchResult

@@ -1,6 +1,6 @@
 """One lock for the heavy imports made on first use (Pydantic AI, ONNX Runtime), shared by every package.
 
-They are left out of start-up (~1.1 s; see `judge.judgments`), so their first use can come from several
+They are left out of start-up (~1.1 s; see `judge.contract`), so their first use can come from several
 threads at once: the server's warm-up, background embedding, a search resolving its judge. Python's per-module
 import locks do not make that safe for a package whose modules import each other: two threads each holding part
 of `pydantic_ai` left one of them with a partially initialized module ("cannot import name 'Model' from

@@ -34,8 +34,8 @@ from mcp.shared.exceptions import MCPError
 
 from smartsearch_ls import __version__
 from smartsearch_ls.folder_search import FAILURES, FolderIndex, folder_of, judge_for, search_folder, to_json
-from smartsearch_ls.judge.judgments import JudgmentCache
-from smartsearch_ls.judge.models import LOCAL
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.resolve import LOCAL
 from smartsearch_ls.search.request import InvalidQuery, QueryParams, parse_params
 from smartsearch_ls.settings import Settings
 

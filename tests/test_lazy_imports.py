@@ -15,7 +15,7 @@ RACE = """
 import sys, threading
 from smartsearch_ls.index.dense import shared_encoder
 from smartsearch_ls.judge.loading import load_local_model
-from smartsearch_ls.judge.models import resolve_judge
+from smartsearch_ls.judge.resolve import resolve_judge
 from smartsearch_ls.server.features import lifecycle
 
 assert "pydantic_ai" not in sys.modules, "imported at start-up: nothing left to race"
@@ -57,7 +57,7 @@ MISSING_RUNTIME = """
 import sys
 sys.modules["onnxruntime"] = None  # as if it were not installed: importing it raises ImportError
 from smartsearch_ls.index.dense import shared_encoder
-from smartsearch_ls.judge.models import JudgeUnavailable, resolve_judge
+from smartsearch_ls.judge.resolve import JudgeUnavailable, resolve_judge
 
 try:
     resolve_judge("local")

@@ -36,7 +36,7 @@ from smartsearch_ls.embedding import encoder, weights
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
-from smartsearch_ls.judge.judgments import Evidence
+from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import features, query_terms, root_idf
 
 REPO = Path(__file__).resolve().parents[2]

@@ -62,7 +62,8 @@ from pydantic_ai.output import OutputObjectDefinition
 from pydantic_ai.tools import GenerateToolJsonSchema, ToolDefinition
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgeFailed, JudgingTally, JudgmentCache, Scored
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import JudgeConfig, Judged, JudgeFailed, JudgingTally, Scored
 from smartsearch_ls.judge.memory import JudgmentMemory, Key
 from smartsearch_ls.judge.prompt import PROMPT_VERSION, Relevance, framed_snippet, instructions
 from smartsearch_ls.judge.redact import Redacted

@@ -21,16 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.judgments import (
+from smartsearch_ls.judge.cache import JudgmentCache, content_hash
+from smartsearch_ls.judge.contract import (
     Evidence,
     JudgeConfig,
     Judged,
     JudgeFailed,
     JudgingTally,
-    JudgmentCache,
     Scored,
     ShortlistJudge,
-    content_hash,
 )
 from smartsearch_ls.judge.redact import Redacted, current_tally, redact_snippet
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS

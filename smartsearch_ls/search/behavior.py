@@ -20,14 +20,8 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.discovery.file_kinds import implementation_first
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
-from smartsearch_ls.judge.judgments import (
-    Evidence,
-    ExplainsShortlists,
-    JudgeConfig,
-    Judged,
-    JudgingTally,
-    JudgmentCache,
-)
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import Evidence, ExplainsShortlists, JudgeConfig, Judged, JudgingTally
 from smartsearch_ls.judge.local.features import query_terms, root_idf
 from smartsearch_ls.judge.runner import judge_snippets
 from smartsearch_ls.search.excerpt import evidence, focus

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 
 from smartsearch_ls.index.shortlist import Scope, unreadable_warning
 from smartsearch_ls.index.terms import text_terms
-from smartsearch_ls.judge.judgments import JudgeConfig, Judged, JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import JudgeConfig, Judged
 from smartsearch_ls.search.behavior import behavior_search
 from smartsearch_ls.search.context import CONTEXT_WEIGHT, Context, declaration_context, match_terms
 from smartsearch_ls.search.excerpt import match_at

@@ -26,7 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, lsp_method
 
 from smartsearch_ls import __version__
-from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.server.folders import Folders
 from smartsearch_ls.server.framing import FRAMING_ERROR_METHOD
 from smartsearch_ls.server.progress import EmbeddingReporter

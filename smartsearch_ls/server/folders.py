@@ -22,7 +22,7 @@ from smartsearch_ls.index.bulk import BuildStopped
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import Progress as IndexProgress
 from smartsearch_ls.index.root_index import RefreshStats, RootIndex
-from smartsearch_ls.judge.judgments import JudgmentCache, content_hash
+from smartsearch_ls.judge.cache import JudgmentCache, content_hash
 from smartsearch_ls.search.symbols.index import symbol_index
 from smartsearch_ls.server.tasks import spawn
 

@@ -13,7 +13,7 @@ from smartsearch_ls.discovery.errors import OutsideWorkspace
 from smartsearch_ls.discovery.globs import GlobSet, _compile_any, glob_problem, is_credential
 from smartsearch_ls.discovery.reading import MAX_FILE_BYTES, SkipReason, read_buffer, read_file
 from smartsearch_ls.discovery.ripgrep import find_rg, list_files
-from smartsearch_ls.discovery.scope import resolve_directory
+from smartsearch_ls.discovery.workspace_paths import resolve_directory
 from tests.conftest import SAMPLE_PROJECT, write_tree
 
 

@@ -14,7 +14,7 @@ import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.server import main as server_main
 from tests.support.faults import FaultServer, generate_tree, launch, poll
 

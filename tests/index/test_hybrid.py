@@ -16,7 +16,8 @@ from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, fuse, shortlist
 from smartsearch_ls.index.terms import meta_terms, query_weights, text_terms
-from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import JudgeConfig
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
 from tests.conftest import write_tree

@@ -10,7 +10,7 @@ import pytest
 from bench.quality.sets import HELD_OUT
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.file_kinds import implementation_first
-from smartsearch_ls.judge.judgments import Evidence
+from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import NAMES, features, query_terms, root_idf
 from smartsearch_ls.judge.local.ranker import WEIGHTS, Logistic, Ranker, RankerMismatch, shipped_ranker
 

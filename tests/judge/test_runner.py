@@ -14,9 +14,10 @@ from pydantic_ai.profiles import ModelProfile, merge_profile
 from pydantic_ai.profiles.openai import openai_model_profile
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, JudgeFailed, JudgmentCache
-from smartsearch_ls.judge.models import JudgeUnavailable, resolve_judge
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import Evidence, JudgeConfig, JudgeFailed
 from smartsearch_ls.judge.prompt import read_snippet
+from smartsearch_ls.judge.resolve import JudgeUnavailable, resolve_judge
 from smartsearch_ls.judge.runner import judge_snippets
 from tests.support.model_servers import ModelServer
 

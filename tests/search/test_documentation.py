@@ -10,7 +10,7 @@ from smartsearch_ls.discovery.documentation import asks_for_documentation, is_do
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
 from tests.conftest import write_tree

@@ -9,7 +9,8 @@ import pytest
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgeConfig, JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import JudgeConfig
 from smartsearch_ls.judge.local.model import local_judge
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest

@@ -9,7 +9,7 @@ import pytest
 
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
 from smartsearch_ls.search.result import SearchResult

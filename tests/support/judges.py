@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from smartsearch_ls.judge.judgments import JudgeConfig
+from smartsearch_ls.judge.contract import JudgeConfig
 from tests.support.model_servers import coverage
 
 

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.discovery.file_kinds import asks_for_tests, is_test
 from smartsearch_ls.index.terms import QUERY_STOP_WORDS, identifier_terms, meta_terms, text_terms
-from smartsearch_ls.judge.judgments import Evidence
+from smartsearch_ls.judge.contract import Evidence
 
 NAMES = (
     "cosine",

@@ -24,7 +24,7 @@ import numpy as np
 from smartsearch_ls.embedding.cache import EmbeddingCache
 from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.embedding.loading import load_encoder
-from smartsearch_ls.judge.judgments import Evidence
+from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import features, label, query_terms
 from smartsearch_ls.judge.local.inert import performs_nothing
 from smartsearch_ls.judge.local.ranker import Ranker, shipped_ranker

@@ -22,7 +22,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from smartsearch_ls.judge.loading import load_local_model
-from smartsearch_ls.judge.models import LOCAL
+from smartsearch_ls.judge.resolve import LOCAL
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 from smartsearch_ls.server.app import SmartSearchServer
 from smartsearch_ls.server.folders import Folder

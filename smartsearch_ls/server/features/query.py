@@ -20,19 +20,19 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from smartsearch_ls.discovery.errors import CapExceeded, OutsideWorkspace
 from smartsearch_ls.discovery.globs import GlobSet
-from smartsearch_ls.discovery.scope import resolve_directory
+from smartsearch_ls.discovery.workspace_paths import resolve_directory
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.judge.judgments import JudgeConfig, JudgeFailed
-from smartsearch_ls.judge.models import LOCAL, JudgeUnavailable, configured_judge
+from smartsearch_ls.judge.contract import JudgeConfig, JudgeFailed
 from smartsearch_ls.judge.redact import tally_redactions
+from smartsearch_ls.judge.resolve import LOCAL, JudgeUnavailable, configured_judge
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import InvalidQuery, Mode, QueryParams, SearchRequest, parse_params
 from smartsearch_ls.search.result import Match, PartialMatches, SearchResult, summary
 from smartsearch_ls.search.routing import route
 from smartsearch_ls.server.app import QUERY_METHOD, SmartSearchServer
 from smartsearch_ls.server.features.lifecycle import _plain
-from smartsearch_ls.server.lsp_shapes import matches_dicts, result_dict
+from smartsearch_ls.server.lsp_json import matches_dicts, result_dict
 from smartsearch_ls.server.progress import Progress
 
 REQUEST_FAILED = -32803

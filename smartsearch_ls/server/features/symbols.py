@@ -27,7 +27,7 @@ from smartsearch_ls.search.symbols.ranking import find_symbols
 from smartsearch_ls.server.app import SmartSearchServer
 from smartsearch_ls.server.features.lifecycle import _plain
 from smartsearch_ls.server.features.query import run_search
-from smartsearch_ls.server.lsp_shapes import file_uri, symbol_kind, uri_of
+from smartsearch_ls.server.lsp_json import file_uri, symbol_kind, uri_of
 
 MAX_SYMBOLS = 100
 """Like gopls' cap: enough to pick from, few enough to send on every keystroke."""

@@ -14,7 +14,8 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.embedding import loading
 from smartsearch_ls.embedding.cache import EmbeddingCache
 from smartsearch_ls.embedding.encoder import Embedder, snippet_text
-from smartsearch_ls.judge.judgments import Evidence, JudgeConfig, JudgmentCache, ShortlistJudge
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.contract import Evidence, JudgeConfig, ShortlistJudge
 from smartsearch_ls.judge.local import model as model_module
 from smartsearch_ls.judge.local.model import INERT_CEILING, LocalJudge, local_judge
 from smartsearch_ls.judge.runner import judge_snippets

@@ -5,7 +5,7 @@ needs no Pydantic AI); any other name is what `pydantic_ai.models.infer_model` t
 `system-one:clm-latest`, `typesafe:jev-latest`, `ollama:...`). Building a model
 can fail for reasons the user must fix (unknown provider, missing API key or base URL, a provider extra
 not installed): that becomes a `JudgeUnavailable` saying what to do, before any snippet is read.
-Pydantic AI is imported when a judge is first resolved, not with this module (see `judge.judgments`).
+Pydantic AI is imported when a judge is first resolved, not with this module (see `judge.contract`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from smartsearch_ls.judge.judgments import JudgeConfig, ShortlistJudge
+from smartsearch_ls.judge.contract import JudgeConfig, ShortlistJudge
 from smartsearch_ls.judge.loading import load_local_model
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 

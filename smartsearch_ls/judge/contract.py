@@ -1,8 +1,4 @@
-"""What the rest of the engine holds of a judge: its configuration, the judgment cache, and its failure.
-
-The cache has two levels: a bounded in-process LRU for every judge, and, for model judges, a `JudgmentMemory`
-per root that outlives the process (`judge.memory`), found through the cache so that every front end that
-already holds a cache gets the memory with it.
+"""What the rest of the engine holds of a judge: its configuration, what it is shown, and how it fails.
 
 Kept apart from the runner so that importing them does not import Pydantic AI (~1 s of a start-up): a
 symbol or path look-up judges nothing, and the command line's `--help`, those look-ups and the server's
@@ -12,22 +8,15 @@ search first judges (by the server, right after `initialized`), under `lazy_impo
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.judge.memory import JudgmentMemory, memory_path
+from smartsearch_ls.judge.memory import JudgmentMemory
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
-
-CACHE_ENTRIES = 100_000
-"""About 10 MB of keys: a day of searching in a large repository before the oldest judgments go."""
 
 
 class JudgeFailed(Exception):
@@ -93,49 +82,3 @@ class JudgingTally:
     """What one search's judging took from where: `remembered` judgments came from an earlier process."""
 
     remembered: int = 0
-
-
-class JudgmentCache:
-    """A bounded LRU of relevance scores, shared by every search of a process."""
-
-    def __init__(self, capacity: int = CACHE_ENTRIES) -> None:
-        self._scores: OrderedDict[tuple[str, str, str], float] = OrderedDict()
-        self._capacity = capacity
-        self._lock = threading.Lock()
-        self._memories: dict[Path, JudgmentMemory] = {}
-
-    @staticmethod
-    def key(judge: str, query: str, snippet: Snippet) -> tuple[str, str, str]:
-        """(judge, the query with case and spacing normalized, the snippet's content hash)."""
-        return judge, " ".join(query.split()).casefold(), content_hash(snippet)
-
-    def memory(self, cache_dir: Path | None, root: Path) -> JudgmentMemory | None:
-        """The persisted judgments of `root` under `cache_dir` (None when nothing is persisted), one per file."""
-        if cache_dir is None:
-            return None
-        path = memory_path(cache_dir, root)
-        with self._lock:
-            return self._memories.setdefault(path, JudgmentMemory(path))
-
-    def get(self, key: tuple[str, str, str]) -> float | None:
-        with self._lock:
-            score = self._scores.get(key)
-            if score is not None:
-                self._scores.move_to_end(key)
-            return score
-
-    def put(self, key: tuple[str, str, str], score: float) -> None:
-        with self._lock:
-            self._scores[key] = score
-            self._scores.move_to_end(key)
-            while len(self._scores) > self._capacity:
-                self._scores.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._scores)
-
-
-def content_hash(snippet: Snippet) -> str:
-    """What identifies a snippet's content where it stands: an edit of its text or a shift of its lines changes it."""
-    content = f"{snippet.path}\0{snippet.symbol}\0{snippet.start_line}\0{snippet.text}".encode()
-    return hashlib.blake2b(content, digest_size=16).hexdigest()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from smartsearch_ls.chunking.languages import LANGUAGES
-from smartsearch_ls.server.lsp_shapes import symbol_kind
+from smartsearch_ls.server.lsp_json import symbol_kind
 
 DERIVED = {"method", "constructor", "constant", "field", "variable", "class", "function"}
 """Kinds the chunkers give beyond their patterns' own: a function in a class, an UPPER_CASE variable, Python's."""
