@@ -92,7 +92,7 @@ def glob_problem(glob: str) -> str | None:
         return f"{glob!r} has an unclosed alternation `{{`"
     try:
         re.compile(_pattern(body))  # first: its messages say what is wrong without logging to stderr
-        _compile_any((body,))
+        compile_any((body,))
     except re.error as error:
         return f"{glob!r} is not a valid glob ({error.msg})"
     except re2.error as error:
@@ -130,16 +130,16 @@ class GlobSet:
 
     def names(self, path: str) -> bool:
         """Whether any include glob matches, ignoring the excludes: "is this path one of these"."""
-        return bool(self.include) and _compile_any(self.include).fullmatch(_matchable(path)) is not None
+        return bool(self.include) and compile_any(self.include).fullmatch(_matchable(path)) is not None
 
     def matches(self, path: str) -> bool:
         """Whether a root-relative '/'-separated path passes."""
         if not self.include and not self.exclude:
             return True  # no glob: asked for every listed file of every search, so no call at all
         path = _matchable(path)
-        if self.include and _compile_any(self.include).fullmatch(path) is None:
+        if self.include and compile_any(self.include).fullmatch(path) is None:
             return False
-        return not self.exclude or _compile_any(self.exclude).fullmatch(path) is None
+        return not self.exclude or compile_any(self.exclude).fullmatch(path) is None
 
 
 def _matchable(path: str) -> str:
@@ -153,7 +153,7 @@ SIMPLE_WILDCARDS = 2
 
 
 @lru_cache(maxsize=256)
-def _compile_any(globs: tuple[str, ...]) -> re.Pattern[str] | re2._Regexp:
+def compile_any(globs: tuple[str, ...]) -> re.Pattern[str] | re2._Regexp:
     """One pattern matching what any of `globs` matches (none: nothing), so a path costs one call, not one per
     glob. These are the user's globs, and a backtracking matcher's time grows as the path's length to the power
     of the glob's wildcards: Python's `re` took 47 s to turn down a 100-character name for `*a*a*a*a*a*a*b`,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from smartsearch_ls.discovery.errors import OutsideWorkspace
-from smartsearch_ls.discovery.globs import GlobSet, _compile_any, glob_problem, is_credential
+from smartsearch_ls.discovery.globs import GlobSet, compile_any, glob_problem, is_credential
 from smartsearch_ls.discovery.reading import MAX_FILE_BYTES, SkipReason, read_buffer, read_file
 from smartsearch_ls.discovery.ripgrep import find_rg, list_files
 from smartsearch_ls.discovery.workspace_paths import resolve_directory
@@ -103,10 +103,10 @@ def test_a_buffer_is_skipped_for_what_would_skip_its_file_and_lone_surrogates_ar
 
 def test_everyday_globs_stay_with_the_fast_matcher_and_the_rest_go_to_re2() -> None:
     """RE2 is linear whatever the glob but costs ~8x a call; a glob of at most two wildcard runs cannot blow up."""
-    assert isinstance(_compile_any(("*.py",)), re.Pattern)
-    assert isinstance(_compile_any(("tests/**/test_*.py",)), re.Pattern)
-    assert not isinstance(_compile_any(("*a*a*b",)), re.Pattern)
-    assert not isinstance(_compile_any(("*.py", "src/**/*.{ts,tsx}")), re.Pattern)  # one complex glob decides
+    assert isinstance(compile_any(("*.py",)), re.Pattern)
+    assert isinstance(compile_any(("tests/**/test_*.py",)), re.Pattern)
+    assert not isinstance(compile_any(("*a*a*b",)), re.Pattern)
+    assert not isinstance(compile_any(("*.py", "src/**/*.{ts,tsx}")), re.Pattern)  # one complex glob decides
     # Both engines mean the same glob: the same paths pass whichever one a glob set is given to.
     for path, expected in (("src/a/b.tsx", True), ("src/a/b.ts", True), ("src/a/b.js", False), ("b.tsx/c.md", True)):
         assert GlobSet.of(["**/*.{ts,tsx}"]).matches(path) is expected  # RE2: three wildcard runs and `{`

@@ -17,8 +17,8 @@ import pytest
 
 from smartsearch_ls.server.framing import FRAMING_ERROR_METHOD, Reframer
 from tests.conftest import SAMPLE_PROJECT, write_tree
-from tests.server.test_lifecycle_rules import RawClient, options
 from tests.support.model_servers import ModelServer
+from tests.support.raw_client import RawClient, options
 
 
 def body(request_id: Any, query: str = "SessionStore") -> bytes:
