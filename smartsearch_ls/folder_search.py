@@ -74,7 +74,7 @@ class FolderIndex:
     def open(cls, root: Path, settings: Settings) -> FolderIndex:
         """The persisted index brought up to date with the disk (blocking: seconds for a large cold root)."""
         with gc_paused():
-            index, _ = RootIndex.open_warm(root, exclude=tuple(settings.exclude), cache_dir=settings.cacheDir)
+            index, _ = RootIndex.open_warm(root, exclude=tuple(settings.exclude), cache_dir=settings.cache_dir)
             # The index lives as long as its process holds it: frozen before the collector resumes, its million
             # objects are walked by none of the collections the symbol build and the search set off (0.3-0.5 s of
             # a 3 s run on a 1.2 M-line root). Whoever drops an open folder unfreezes (`gc.unfreeze`).

@@ -1,8 +1,10 @@
 """Settings, typed and defaulted in one place, shared by the server and the command line.
 
 Clients send settings nested (`{"judge": {"model": ...}}`) or dotted (`{"judge.model": ...}`); both are
-accepted. A wrong type or range never replaces a good value: `merge` keeps the previous value and returns
-a message naming the key, which the server shows as a warning; unknown keys are ignored and reported.
+accepted. Keys are camelCase on the wire (`cacheDir`) and snake_case in Python (`settings.cache_dir`): the
+models' aliases translate, so neither side bends to the other's convention. A wrong type or range never
+replaces a good value: `merge` keeps the previous value and returns a message naming the key, which the server
+shows as a warning; unknown keys are ignored and reported.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
 
 from smartsearch_ls.cache_dir import default_cache_dir
 from smartsearch_ls.discovery.globs import glob_problem
@@ -25,10 +28,10 @@ class JudgeSettings(BaseModel):
 
 
 class WorkspaceSymbolSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, alias_generator=to_camel, populate_by_name=True)
 
     judged: bool = Field(True, description="Whether prose-shaped workspace/symbol queries run a judged search.")
-    minWords: int = Field(3, ge=1, le=20, description="Words a workspace/symbol query needs to count as prose.")
+    min_words: int = Field(3, ge=1, le=20, description="Words a workspace/symbol query needs to count as prose.")
     debounce: float = Field(
         0.3, ge=0, le=5, description="Seconds a judged workspace/symbol query waits for the next keystroke."
     )
@@ -37,7 +40,7 @@ class WorkspaceSymbolSettings(BaseModel):
 class Settings(BaseModel):
     """Everything configurable, with the contract's defaults."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, alias_generator=to_camel, populate_by_name=True)
 
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     threshold: float = Field(0.5, ge=0, le=1)
@@ -45,17 +48,19 @@ class Settings(BaseModel):
     candidates: int = Field(128, ge=1, le=256)
     limit: int = Field(10, ge=1, le=100)
     exclude: list[str] = Field(default_factory=list)
-    indexWait: float = Field(20.0, ge=0, le=600, description="Seconds a search waits for a folder still being indexed.")
+    index_wait: float = Field(
+        20.0, ge=0, le=600, description="Seconds a search waits for a folder still being indexed."
+    )
     semantic: bool = Field(
         True, description="Embed snippets in the background with the local model, for a hybrid shortlist."
     )
-    cacheDir: Path = Field(default_factory=default_cache_dir)
-    workingSet: bool = Field(
+    cache_dir: Path = Field(default_factory=default_cache_dir)
+    working_set: bool = Field(
         True,
         description="Files open or edited in the editor this session rank a little higher among matches about as "
         "good (never a filter).",
     )
-    workspaceSymbol: WorkspaceSymbolSettings = Field(default_factory=WorkspaceSymbolSettings)
+    workspace_symbol: WorkspaceSymbolSettings = Field(default_factory=WorkspaceSymbolSettings)
 
     @field_validator("exclude")
     @classmethod
@@ -111,15 +116,25 @@ def merge(current: Settings, incoming: Mapping[str, Any] | None) -> tuple[Settin
         target: BaseModel = updated
         *sections, name = key.split(".")
         for section in sections:
-            target = getattr(target, section, None)  # type: ignore[assignment]
+            target = getattr(target, _field_of(target, section) or "", None)  # type: ignore[assignment]
             if not isinstance(target, BaseModel):
                 break
-        if not isinstance(target, BaseModel) or name not in type(target).model_fields:
+        field = _field_of(target, name) if isinstance(target, BaseModel) else None
+        if field is None:
             problems.append(SettingProblem(f"Unknown setting `{key}` ignored"))
             continue
+        name = field
         try:
             setattr(target, name, value)
         except ValidationError as error:
             message = f"Setting `{key}` = {value!r} is invalid ({validation_reason(error)})"
             problems.append(SettingProblem(message, repr(getattr(target, name))))
     return updated, problems
+
+
+def _field_of(model: BaseModel, key: str) -> str | None:
+    """The attribute a wire key names (`cacheDir` -> `cache_dir`), or None when the model has no such setting."""
+    for name, field in type(model).model_fields.items():
+        if key == (field.alias or name):
+            return name
+    return None

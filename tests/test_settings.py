@@ -12,7 +12,7 @@ def test_defaults_follow_the_contract() -> None:
     settings = Settings()
     assert (settings.judge.model, settings.judge.timeout, settings.threshold) == ("local", 30.0, 0.5)
     assert (settings.concurrency, settings.candidates, settings.limit) == (8, 128, 10)
-    assert settings.workspaceSymbol.judged is True and settings.exclude == []
+    assert settings.workspace_symbol.judged is True and settings.exclude == []
 
 
 def test_nested_and_dotted_keys_merge_and_bad_values_are_kept_out() -> None:
@@ -20,7 +20,7 @@ def test_nested_and_dotted_keys_merge_and_bad_values_are_kept_out() -> None:
         Settings(),
         {"judge": {"model": "openai:gpt-4.1-mini"}, "workspaceSymbol.judged": False, "threshold": 3, "bogus": 1},
     )
-    assert settings.judge.model == "openai:gpt-4.1-mini" and settings.workspaceSymbol.judged is False
+    assert settings.judge.model == "openai:gpt-4.1-mini" and settings.workspace_symbol.judged is False
     assert settings.threshold == 0.5
     assert any("`threshold`" in p.message for p in problems) and any("`bogus`" in p.message for p in problems)
     assert [str(p) for p in problems if "`threshold`" in p.message] == [

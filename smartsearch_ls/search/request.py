@@ -172,5 +172,5 @@ class SearchRequest:
             intent=params.intent,
             context=params.context,
             expand_related=params.expand_related,
-            working_set=working_set if settings.workingSet else frozenset(),
+            working_set=working_set if settings.working_set else frozenset(),
         )

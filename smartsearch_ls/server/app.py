@@ -142,7 +142,7 @@ class SmartSearchServer(LanguageServer):
     def new_folders(self) -> Folders:
         """Folder indexes for the current settings (exclude, cacheDir, semantic decide what is indexed, and where)."""
         gc.unfreeze()  # the indexes being replaced were frozen when built (`Folders.build`): let them be collected
-        folders = Folders(self.settings.cacheDir, self.settings.exclude, self.settings.semantic, self.judgments)
+        folders = Folders(self.settings.cache_dir, self.settings.exclude, self.settings.semantic, self.judgments)
         folders.embedding_progress = EmbeddingReporter(self)
         return folders
 

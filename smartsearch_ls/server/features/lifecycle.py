@@ -167,7 +167,7 @@ async def _register(server: SmartSearchServer, registrations: list[types.Registr
 
 def _index_settings(server: SmartSearchServer) -> tuple[Any, ...]:
     """The settings that decide what is indexed and where: changing one rebuilds the folders' indexes."""
-    return tuple(server.settings.exclude), server.settings.cacheDir, server.settings.semantic
+    return tuple(server.settings.exclude), server.settings.cache_dir, server.settings.semantic
 
 
 def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> None:

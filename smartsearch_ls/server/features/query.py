@@ -68,7 +68,7 @@ async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> tu
     waiting = [f.ready.wait() for f in folders if not f.ready.is_set()]
     if waiting:
         try:
-            async with asyncio.timeout(server.settings.indexWait):
+            async with asyncio.timeout(server.settings.index_wait):
                 await asyncio.gather(*waiting)
         except TimeoutError:
             pass

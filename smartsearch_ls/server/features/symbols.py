@@ -86,8 +86,8 @@ def register(server: SmartSearchServer) -> None:
             latest["task"] = current
         if not query:
             return []
-        settings = ls.settings.workspaceSymbol
-        if settings.judged and len(query.split()) >= settings.minWords:
+        settings = ls.settings.workspace_symbol
+        if settings.judged and len(query.split()) >= settings.min_words:
             await asyncio.sleep(settings.debounce)
             result, _ = await run_search(ls, QueryParams(query=query), "behavior")
             return [_match_symbol(ls, m) for m in result.matches]
