@@ -1,4 +1,4 @@
-"""Where the package keeps what it can rebuild: persisted indexes, snippet vectors, re-quantized model weights.
+"""Where the package keeps what it can rebuild: persisted indexes, snippet vectors, judgments.
 
 One directory per user, following the XDG base directory convention; settings (`cacheDir`) and the command
 line (`--cache-dir`) can point elsewhere. Everything in it is a cache: deleting it only costs warmth.

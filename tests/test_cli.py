@@ -129,7 +129,7 @@ def test_a_symbol_search_does_not_load_the_embedded_model(project: Path, tmp_pat
     done = run(["query", "SessionStore", "--root", str(project), "--mode", "symbol", "--json"], None, tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["matches"][0]["symbol"] == "SessionStore"
-    assert not (tmp_path / "smartsearch-ls" / "models").exists()  # nothing loaded, so nothing re-quantized
+    assert not (tmp_path / "smartsearch-ls" / "dense").exists()  # the model never ran: no vector was computed
 
 
 def test_look_ups_and_the_server_start_do_not_import_the_judge(project: Path, tmp_path: Path) -> None:

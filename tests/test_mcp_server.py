@@ -37,7 +37,7 @@ async def mcp_session(tmp_path: Path, *args: str, env: dict[str, str] | None = N
     server = StdioServerParameters(
         command=command,
         args=[*first, "mcp", "--cache-dir", str(tmp_path / "cache"), *args],
-        # The local model's re-quantized copy is built once for every test, not once per test.
+        # Nothing of the test's lands in the user's ~/.cache.
         env={"XDG_CACHE_HOME": str(SHARED_XDG_CACHE), **(env or {})},
     )
     with (tmp_path / "mcp-stderr.log").open("w") as errlog:

@@ -32,7 +32,7 @@ from bench.ours import open_corpus
 from bench.quality import metrics
 from bench.quality.sets import behavior_cases
 from smartsearch_ls.discovery.documentation import asks_for_documentation
-from smartsearch_ls.embedding import encoder, weights
+from smartsearch_ls.embedding import weights
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
@@ -94,12 +94,11 @@ def corpus_path(corpus: str) -> Path:
 
 
 def use_candidate_model(path: Path) -> Path:
-    """Make this process's engine embed with `path` instead of the pinned weights, used as they are (no
-    re-quantization: the file is already fused int8); the cache folder its vectors belong in."""
+    """Make this process's engine embed with `path` instead of the pinned weights; the cache folder its vectors
+    belong in."""
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     os.environ[weights.MODEL_ENV] = str(path)
     weights.MODEL_SHA256 = digest  # a bench's knowing choice of an unpinned file, never the product's
-    encoder.fast_model = lambda verified, cache_dir=None: verified.data  # type: ignore[assignment]
     return CACHE.with_name(f"cache-{digest[:12]}")
 
 

@@ -16,7 +16,10 @@ sharpness near 0 keeps every candidate of an answerable question above the thres
 top 10 sees but every user of the long list would. The held-out part is never read here;
 `evaluate.py` scores it with what this writes.
 
-    .venv/bin/python -m bench.ranker.fit [--write]
+    .venv/bin/python -m bench.ranker.fit [--write] [--with-train] [--tag NAME]
+
+`--with-train` adds the training corpus's questions (`collect --set train`: doc summaries of 64 packages, none of
+the quality set's) to the candidate model's rows; `--tag` fits rows collected with a candidate embedding model.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ QUESTION_PENALTIES = (0.1, 1.0, 10.0)
 """L2 strength, per unit of total row weight, times 1/1000."""
 SHARPNESS = (0.02, 0.05, 0.1, 0.2, 0.35)
 THRESHOLD = 0.5
+TRAIN_SHARE = 1.0
+"""With `--with-train`: the training corpus's candidate rows weigh as much, in all, as the development ones."""
 PAGE = 10
 """The default `limit`: an answer should not hold many more matches above the threshold than it shows."""
 
@@ -118,10 +123,24 @@ def question_data(model: Logistic, development: Questions, crossed: Questions, p
 
 
 def fit_ranker(
-    development: Questions, crossed: Questions, projects: Sequence[str], setting: tuple[float, float, float]
+    development: Questions,
+    crossed: Questions,
+    projects: Sequence[str],
+    setting: tuple[float, float, float],
+    extra: Questions | None = None,
 ) -> Ranker:
+    """The ranker fitted on `projects` of the development part; `extra` (the training corpus's questions) adds
+    candidate rows weighing `TRAIN_SHARE` of the development ones in all, for the candidate model only."""
     candidate_penalty, question_penalty, sharpness = setting
-    candidate = fit(candidate_data(development, development.of(projects)), candidate_penalty)
+    data = candidate_data(development, development.of(projects))
+    if extra is not None:
+        more = candidate_data(extra, list(range(len(extra.rows.cases))))
+        data = Data(
+            np.vstack([data.x, more.x]),
+            np.concatenate([data.y, more.y]),
+            np.concatenate([data.w, more.w * TRAIN_SHARE]),
+        )
+    candidate = fit(data, candidate_penalty)
     question = fit(question_data(candidate, development, crossed, projects), question_penalty)
     return Ranker(candidate, question, sharpness)
 
@@ -153,11 +172,13 @@ def figures_on(development: Questions, crossed: Questions, ranker: Ranker, held:
     return figures
 
 
-def cross_validate(development: Questions, crossed: Questions, setting: tuple[float, float, float]) -> dict[str, float]:
+def cross_validate(
+    development: Questions, crossed: Questions, setting: tuple[float, float, float], extra: Questions | None = None
+) -> dict[str, float]:
     projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
     folds = []
     for held in projects:
-        ranker = fit_ranker(development, crossed, [p for p in projects if p != held], setting)
+        ranker = fit_ranker(development, crossed, [p for p in projects if p != held], setting, extra)
         folds.append(figures_on(development, crossed, ranker, [held]))
     return {k: float(np.mean([f[k] for f in folds])) for k in folds[0]}
 
@@ -166,19 +187,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help=f"refit the chosen setting on all of it into {WEIGHTS}")
     parser.add_argument("--tag", help="fit the rows `bench.ranker.collect --model ... --tag NAME` collected")
+    parser.add_argument("--with-train", action="store_true", help="add the training corpus's rows to the candidates")
     args = parser.parse_args()
+    extra = Questions(Rows.load(rows_path("train", args.tag))) if args.with_train else None
     development = Questions(Rows.load(rows_path("development", args.tag)))
     crossed = Questions(Rows.load(rows_path("crossed", args.tag)))
     results = {}
     for setting in itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, SHARPNESS):
-        results[setting] = cross_validate(development, crossed, setting)
+        results[setting] = cross_validate(development, crossed, setting, extra)
         print(f"{setting}: " + "  ".join(f"{k} {v:.3f}" for k, v in results[setting].items()))
     paged = {k: v for k, v in results.items() if v["matches"] <= PAGE}
     setting, best = max(paged.items(), key=lambda item: item[1]["criterion"])
     print(f"chosen: candidate penalty {setting[0]}, question penalty {setting[1]}, sharpness {setting[2]}")
     if args.write:
         projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
-        ranker = fit_ranker(development, crossed, projects, setting)
+        ranker = fit_ranker(development, crossed, projects, setting, extra)
         recipe = {
             "fitted_on": "bench/quality development part: " + ", ".join(projects),
             "penalties": list(setting[:2]),

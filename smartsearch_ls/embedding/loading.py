@@ -1,10 +1,9 @@
 """The process's one embedder and snippet-vector cache, loaded on first use and shared by the index and the judge.
 
-Loading verifies the weights, uses (or first makes) their re-quantized copy and opens an ONNX session, so it is
-done once per process, under a lock: the server warms the model at start-up while a first search, or the
-background embedding, may ask for it from another thread, and on a machine's first start each unguarded caller
-would run its own ~2 GB re-quantization. The shortlist's `DenseIndex` and the `local` judge get the same
-`Encoder`, so a snippet embedded by one is not embedded again by the other.
+Loading verifies the weights (hashing 23 MB) and opens an ONNX session, so it is done once per process, under a
+lock: the server warms the model at start-up while a first search, or the background embedding, may ask for it from
+another thread, and each unguarded caller would load its own copy. The shortlist's `DenseIndex` and the `local`
+judge get the same `Encoder`, so a snippet embedded by one is not embedded again by the other.
 """
 
 from __future__ import annotations

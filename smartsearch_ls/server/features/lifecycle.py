@@ -130,8 +130,8 @@ def start_model_warmup(server: SmartSearchServer) -> None:
 async def warm_local_model(server: SmartSearchServer) -> None:
     """Load the embedded model now rather than at the first search that needs it.
 
-    A cached model loads in ~0.1 s after its ~1 s of imports; on a machine's first start it is re-quantized
-    first (~7 s, in a child process), which overlaps the index build this way instead of following it.
+    The shipped model loads in a fraction of a second after ~1 s of imports, which overlaps the index build this
+    way instead of following it.
     """
     started = time.monotonic()
     try:

@@ -8,7 +8,7 @@ projections packed into one matrix; quantized later as `QAttention`) and each GE
 here: it needs `sympy`, and it does not recognize this export's attention pattern.
 
 The rewrite is strict: unless it finds exactly one attention block and one GELU per layer in the shape of the
-pinned export, it raises `FusionMismatch` and leaves the graph untouched, and `quantize` goes on without it.
+pinned export, it raises `FusionMismatch` and leaves the graph untouched, and `quantize.requantize` goes on without it.
 """
 
 from __future__ import annotations
