@@ -43,8 +43,6 @@ QUESTION_PENALTIES = (0.1, 1.0, 10.0)
 """L2 strength, per unit of total row weight, times 1/1000."""
 SHARPNESS = (0.02, 0.05, 0.1, 0.2, 0.35)
 THRESHOLD = 0.5
-TRAIN_SHARE = 1.0
-"""With `--with-train`: the training corpus's candidate rows weigh as much, in all, as the development ones."""
 PAGE = 10
 """The default `limit`: an answer should not hold many more matches above the threshold than it shows."""
 
@@ -128,9 +126,10 @@ def fit_ranker(
     projects: Sequence[str],
     setting: tuple[float, float, float],
     extra: Questions | None = None,
+    extra_share: float = 1.0,
 ) -> Ranker:
     """The ranker fitted on `projects` of the development part; `extra` (the training corpus's questions) adds
-    candidate rows weighing `TRAIN_SHARE` of the development ones in all, for the candidate model only."""
+    candidate rows weighing `extra_share` of the development ones in all, for the candidate model only."""
     candidate_penalty, question_penalty, sharpness = setting
     data = candidate_data(development, development.of(projects))
     if extra is not None:
@@ -138,7 +137,7 @@ def fit_ranker(
         data = Data(
             np.vstack([data.x, more.x]),
             np.concatenate([data.y, more.y]),
-            np.concatenate([data.w, more.w * TRAIN_SHARE]),
+            np.concatenate([data.w, more.w * extra_share]),
         )
     candidate = fit(data, candidate_penalty)
     question = fit(question_data(candidate, development, crossed, projects), question_penalty)
@@ -173,12 +172,16 @@ def figures_on(development: Questions, crossed: Questions, ranker: Ranker, held:
 
 
 def cross_validate(
-    development: Questions, crossed: Questions, setting: tuple[float, float, float], extra: Questions | None = None
+    development: Questions,
+    crossed: Questions,
+    setting: tuple[float, float, float],
+    extra: Questions | None = None,
+    extra_share: float = 1.0,
 ) -> dict[str, float]:
     projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
     folds = []
     for held in projects:
-        ranker = fit_ranker(development, crossed, [p for p in projects if p != held], setting, extra)
+        ranker = fit_ranker(development, crossed, [p for p in projects if p != held], setting, extra, extra_share)
         folds.append(figures_on(development, crossed, ranker, [held]))
     return {k: float(np.mean([f[k] for f in folds])) for k in folds[0]}
 
@@ -188,20 +191,21 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help=f"refit the chosen setting on all of it into {WEIGHTS}")
     parser.add_argument("--tag", help="fit the rows `bench.ranker.collect --model ... --tag NAME` collected")
     parser.add_argument("--with-train", action="store_true", help="add the training corpus's rows to the candidates")
+    parser.add_argument("--train-share", type=float, default=1.0, help="their weight, against the development rows'")
     args = parser.parse_args()
     extra = Questions(Rows.load(rows_path("train", args.tag))) if args.with_train else None
     development = Questions(Rows.load(rows_path("development", args.tag)))
     crossed = Questions(Rows.load(rows_path("crossed", args.tag)))
     results = {}
     for setting in itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, SHARPNESS):
-        results[setting] = cross_validate(development, crossed, setting, extra)
+        results[setting] = cross_validate(development, crossed, setting, extra, args.train_share)
         print(f"{setting}: " + "  ".join(f"{k} {v:.3f}" for k, v in results[setting].items()))
     paged = {k: v for k, v in results.items() if v["matches"] <= PAGE}
     setting, best = max(paged.items(), key=lambda item: item[1]["criterion"])
     print(f"chosen: candidate penalty {setting[0]}, question penalty {setting[1]}, sharpness {setting[2]}")
     if args.write:
         projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
-        ranker = fit_ranker(development, crossed, projects, setting, extra)
+        ranker = fit_ranker(development, crossed, projects, setting, extra, args.train_share)
         recipe = {
             "fitted_on": "bench/quality development part: " + ", ".join(projects),
             "penalties": list(setting[:2]),
