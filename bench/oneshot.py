@@ -31,7 +31,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 
 from smartsearch_ls.index.root_index import RootIndex  # noqa: E402
 from smartsearch_ls.index.shortlist import Scope  # noqa: E402
-from smartsearch_ls.judge.contract import JudgeConfig, JudgmentCache  # noqa: E402
+from smartsearch_ls.judge.cache import JudgmentCache  # noqa: E402
+from smartsearch_ls.judge.contract import JudgeConfig  # noqa: E402
 from smartsearch_ls.search.engine import search  # noqa: E402
 from smartsearch_ls.search.request import SearchRequest  # noqa: E402
 
