@@ -57,8 +57,8 @@ class Settings(BaseModel):
     cache_dir: Path = Field(default_factory=default_cache_dir)
     working_set: bool = Field(
         True,
-        description="Files open or edited in the editor this session rank a little higher among matches about as "
-        "good (never a filter).",
+        description="Files edited in the editor this session rank a little higher among matches about as good "
+        "(never a filter).",
     )
     workspace_symbol: WorkspaceSymbolSettings = Field(default_factory=WorkspaceSymbolSettings)
 

@@ -1,6 +1,6 @@
 """What the editor's working set costs and gains, replayed on the quality set's cached shortlists.
 
-The server ranks snippets of files the user opened or edited this session as if `WORKING_SET_BONUS` more
+The server ranks snippets of files the user edited this session as if `WORKING_SET_BONUS` more
 relevant (`search.behavior`). Whether that is worth having depends on where the user works, so each question is
 replayed with three working sets of `FILES` files drawn (seeded) from its own shortlist's files: none; unrelated
 (files that hold no gold span: the user works elsewhere, the case where the signal can only cost); related (the

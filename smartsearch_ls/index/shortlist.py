@@ -63,10 +63,11 @@ class Scope:
         return bool(wanted.include) and any(wanted.names(form) for form in self._forms(path))
 
     def _forms(self, path: str) -> tuple[str, ...]:
-        """A path as globs are tried against it: relative to the scope's folder, then to the root (and to the
-        searched folder, for a nested root)."""
-        forms = (path[len(self.prefix) + 1 :], path) if self.prefix else (path,)
-        return (*forms, f"{self.mount}/{path}") if self.mount else forms
+        """A path as globs are tried against it: relative to the scope's folder, then to the root; for a nested
+        root, only as seen from the searched folder (an exclude written from there must hold)."""
+        if self.mount:
+            return (f"{self.mount}/{path}",)
+        return (path[len(self.prefix) + 1 :], path) if self.prefix else (path,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +179,8 @@ def shortlist(
         matched += int((scores > 0).sum())
         cosines = None
         semantic = by_root.get(id(index))
-        # With nothing stored and nothing to embed, no snippet could get a cosine: the model is not even loaded,
-        # which on a machine's first start would wait for its re-quantization (~5-7 s) for nothing.
+        # With nothing stored and nothing to embed, no snippet could get a cosine: the model is not even loaded
+        # (its imports and session cost a search that cannot use them).
         wanted = semantic is not None and len(docs) > 0 and (budget > 0 or semantic.holds_vectors())
         if semantic is not None and wanted and semantic.available():
             if query_vector is None:

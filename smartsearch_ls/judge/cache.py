@@ -31,8 +31,9 @@ class JudgmentCache:
 
     @staticmethod
     def key(judge: str, query: str, snippet: Snippet) -> tuple[str, str, str]:
-        """(judge, the query with case and spacing normalized, the snippet's content hash)."""
-        return judge, " ".join(query.split()).casefold(), content_hash(snippet)
+        """(judge, the query with its spacing normalized, the snippet's content hash). Case is the caller's to
+        fold: the local judge's features split words by case (`getUserName`), a model judge's answer does not."""
+        return judge, " ".join(query.split()), content_hash(snippet)
 
     def memory(self, cache_dir: Path | None, root: Path) -> JudgmentMemory | None:
         """The persisted judgments of `root` under `cache_dir` (None when nothing is persisted), one per file."""

@@ -72,9 +72,10 @@ class JudgeConfig:
 Judged = Callable[[int, int], None]
 """Called with (judged so far, to judge) after each judgment."""
 
-Scored = Callable[[int, float], None]
-"""Called with (the candidate's position in the shortlist, its relevance) as each one is known, for a search that
-shows its best matches before the last judgment is in."""
+Scored = Callable[[Sequence[tuple[int, float]]], None]
+"""Called with (the candidate's position in the shortlist, its relevance) pairs as they are known: those already
+cached or remembered at once, then each new judgment; for a search that shows its best matches before the last
+judgment is in."""
 
 
 @dataclass(slots=True)

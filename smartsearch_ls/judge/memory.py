@@ -26,7 +26,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 MEMORY_ENTRIES = 200_000
-"""Rows kept per root (~25 MB): weeks of searching a large repository with a model judge."""
+"""Rows kept per root (~30 MB): weeks of searching a large repository with a model judge."""
 
 Key = tuple[str, str, str]
 """(judge and version, normalized query, snippet content hash), as `JudgmentCache.key` makes it."""
@@ -131,7 +131,8 @@ class JudgmentMemory:
                 self._fail("prune", error)
                 return 0
 
-    def __len__(self) -> int:
+    def count(self) -> int:
+        """Rows kept (a method, not `__len__`, so that testing a memory for truth never touches its file)."""
         with self._lock:
             connection = self._open()
             if connection is None:

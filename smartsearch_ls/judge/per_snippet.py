@@ -35,6 +35,7 @@ Imports Pydantic AI, so `judge.runner` imports this module only for a judge that
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Sequence
 
@@ -67,6 +68,8 @@ from smartsearch_ls.judge.contract import JudgeConfig, Judged, JudgeFailed, Judg
 from smartsearch_ls.judge.memory import JudgmentMemory, Key
 from smartsearch_ls.judge.prompt import PROMPT_VERSION, Relevance, framed_snippet, instructions
 from smartsearch_ls.judge.redact import Redacted
+
+log = logging.getLogger(__name__)
 
 RATE_LIMIT_RETRIES = 2
 """Times one request is sent again after HTTP 429, before the search fails."""
@@ -128,18 +131,18 @@ async def judge_each(
     Each answer is remembered even when another judgment fails the search: it cost a request, and it is valid.
     """
     version = f"{config.name}@{PROMPT_VERSION}"
-    keys = [cache.key(version, query, s) for s in snippets]
+    keys = [cache.key(version, query.casefold(), s) for s in snippets]
     scores: list[float | None] = [cache.get(k) for k in keys]
     where = list(memories) if memories is not None else [None] * len(snippets)
-    remembered = await asyncio.to_thread(_recall, keys, scores, where, cache) if any(where) else 0
+    remembered = (
+        await asyncio.to_thread(_recall, keys, scores, where, cache) if any(m is not None for m in where) else 0
+    )
     if tally is not None:
         tally.remembered += remembered
     pending = [i for i, s in enumerate(scores) if s is None]
     done = len(snippets) - len(pending)
-    if on_scored is not None:
-        for i, known in enumerate(scores):
-            if known is not None:
-                on_scored(i, known)
+    if on_scored is not None and pending and done:
+        on_scored([(i, known) for i, known in enumerate(scores) if known is not None])
     if on_judged is not None:
         on_judged(done, len(snippets))
     if not pending:
@@ -203,7 +206,7 @@ async def judge_each(
         scores[i] = score
         done += 1
         if on_scored is not None:
-            on_scored(i, score)
+            on_scored([(i, score)])
         if on_judged is not None:
             on_judged(done, len(snippets))
 
@@ -214,7 +217,10 @@ async def judge_each(
     except* JudgeFailed as failures:
         raise failures.exceptions[0] from None
     finally:
-        await asyncio.to_thread(_remember, keys, scores, pending, where)
+        try:
+            await asyncio.to_thread(_remember, keys, scores, pending, where)
+        except Exception:  # the memory is a saving: its failure must not replace the search's own outcome
+            log.exception("keeping the judgments of %r in the judgment memory failed", query[:80])
     return [s if s is not None else 0.0 for s in scores]
 
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 WORKING_SET_BONUS = 0.02
-"""How much more relevant a snippet of a file the user has open or edited ranks, against the others: enough to
+"""How much more relevant a snippet of a file the user has edited ranks, against the others: enough to
 order near-ties by what the user works on, too little to lift a clearly worse match (`bench.ranker.working_set`
 measures what it costs and gains on the quality set's development part)."""
 
@@ -58,10 +58,8 @@ async def behavior_search(
             documentation=asks_for_documentation(request.query),
         )
     )
-    shortlisted = [
-        Evidence(c.snippet, c.lexical, c.cosine, cache.memory(c.index.cache_dir, c.index.root))
-        for c in found.candidates
-    ]
+    memories = {id(c.index): cache.memory(c.index.cache_dir, c.index.root) for c in found.candidates}
+    shortlisted = [Evidence(c.snippet, c.lexical, c.cosine, memories[id(c.index)]) for c in found.candidates]
     idf = _idf(request.scopes, request.query)
     tally = JudgingTally()
     so_far = _BestSoFar(found.candidates, request, on_partial) if on_partial is not None else None
@@ -118,10 +116,11 @@ class _BestSoFar:
         self._scores: dict[int, float] = {}
         self._shown: tuple[tuple[int, float], ...] = ()
 
-    def add(self, position: int, score: float) -> None:
-        if score < self._request.threshold:
+    def add(self, scored: Sequence[tuple[int, float]]) -> None:
+        passed = [(i, s) for i, s in scored if s >= self._request.threshold]
+        if not passed:
             return
-        self._scores[position] = score
+        self._scores.update(passed)
         passing, _, shown = _ranked([(self._candidates[i], s) for i, s in self._scores.items()], self._request)
         identity = tuple((id(c), s) for c, s in shown)
         if identity == self._shown:

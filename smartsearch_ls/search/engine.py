@@ -204,7 +204,7 @@ async def _prose_search(
     shown_first = first[:room]
     scopes = request.scopes
     if intent == "tests":
-        scopes = [_TestScope(s.index, s.prefix, s.globs) for s in scopes]
+        scopes = [_TestScope(s.index, s.prefix, s.globs, s.mount) for s in scopes]
     widened = min(100, max(request.limit * 3, 30)) if context is not None or intent else request.limit
     judged_request = replace(request, scopes=scopes, limit=widened, mode="behavior", intent=None, context=None)
     if judge is None:

@@ -144,7 +144,7 @@ class SearchRequest:
     expand_related: bool = False
     """Follow imports of the named symbol to its declaration, and list the files the best hits import."""
     working_set: frozenset[tuple[Path, str]] = frozenset()
-    """(root, path) of the files open or edited in the editor this session: a small ranking signal, never a filter."""
+    """(root, path) of the files edited in the editor this session: a small ranking signal, never a filter."""
 
     @classmethod
     def of(

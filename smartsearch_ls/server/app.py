@@ -129,6 +129,9 @@ class SmartSearchServer(LanguageServer):
         self.settings = Settings()
         self.judgments = JudgmentCache()
         self.folders = self.new_folders()
+        self.edited: set[Path] = set()
+        """Files the user edited in the editor this session: the working set a search favors a little. Edits
+        only: an editor opens every result it previews, and favoring those would feed the ranking its own picks."""
         self.watch_mode = "none"
         self.watcher: FolderWatcher | None = None
         self.model_warmup: asyncio.Task[None] | None = None

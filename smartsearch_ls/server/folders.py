@@ -69,8 +69,6 @@ class Folder:
     """Paths changed on disk waiting to be re-read."""
     closed: set[str] = field(default_factory=set)
     """Buffers saved or closed, whose disk text counts again."""
-    working: set[str] = field(default_factory=set)
-    """Paths opened or edited in the editor this session (the working set a search favors a little)."""
     first_change: float | None = None
     stats: RefreshStats | None = None
     dense: DenseIndex | None = None
@@ -139,13 +137,20 @@ class Folders:
                     spawn(self._relist(folder))
 
     async def _relist(self, folder: Folder) -> None:
-        await folder.ready.wait()  # a build under way lists with the new nesting, or this catches it up after
-        async with folder.job:
-            stats = await asyncio.to_thread(folder.index.refresh)
-            log.info(
-                "re-listed %s for nested folders: %d read, %d removed", folder.index.root, stats.read, stats.removed
-            )
+        await folder.ready.wait()  # a build under way may have listed before the nesting changed: catch it up
+        root = folder.index.root
+        if self.folders.get(root) is not folder:
+            return  # removed (or replaced) while waiting
+        try:
+            async with folder.job:
+                stats = await asyncio.to_thread(folder.index.refresh)
+        except Exception as error:  # as a flush's: the folder keeps its index, and says why in the log
+            log.warning("re-listing %s for nested folders failed: %s", root, error)
+            return
+        log.info("re-listed %s for nested folders: %d read, %d removed", root, stats.read, stats.removed)
         self._persist_later(folder)
+        if stats.read:
+            self.embed_in_background(folder)
 
     def under(self, directory: Path) -> list[Folder]:
         """The folders whose root lies strictly inside `directory` (nested workspace folders)."""
@@ -297,12 +302,11 @@ class Folders:
         if found is not None and not path.is_symlink():
             folder, relative = found
             folder.buffers[relative] = text
-            folder.working.add(relative)
             self._schedule(folder)
 
-    def working_set(self) -> frozenset[tuple[Path, str]]:
-        """(root, path) of every file opened or edited this session, in every folder."""
-        return frozenset((root, path) for root, folder in self.folders.items() for path in folder.working)
+    def working_set(self, paths: Iterable[Path]) -> frozenset[tuple[Path, str]]:
+        """(root, root-relative path) of each of `paths` in the folder that owns it now (the innermost)."""
+        return frozenset((found[0].index.root, found[1]) for path in paths if (found := self.locate(path)) is not None)
 
     def buffer_settled(self, path: Path) -> None:
         """A buffer was saved or closed: the file's disk text counts again."""
@@ -396,6 +400,8 @@ class Folders:
         """The root's remembered judgments of snippets that were edited or removed are dropped with the old index."""
         if self.judgments is None or (memory := self.judgments.memory(index.cache_dir, index.root)) is None:
             return
+        if not memory.path.exists():
+            return  # nothing was ever remembered here (the `local` judge's users): no snippet is hashed
         live = {content_hash(s) for s in index.snippets if s is not None}
         if dropped := memory.forget_all_but(live):
             log.info("dropped %d remembered judgments of edited or removed snippets in %s", dropped, index.root)

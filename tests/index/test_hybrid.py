@@ -107,7 +107,7 @@ def test_a_search_embeds_its_lexical_candidates_and_hands_them_to_the_judge(inde
 
 def test_with_no_vector_stored_and_none_to_embed_the_model_is_not_loaded(index: RootIndex) -> None:
     """A non-local judge's search embeds nothing itself: until background embedding has stored a vector, its
-    shortlist must not wait for the model (on a machine's first start, seconds of re-quantization)."""
+    shortlist must not wait for the model to load."""
     loads = []
     dense = DenseIndex(index, lambda: loads.append(1))  # type: ignore[arg-type,func-returns-value]
     found = shortlist([Scope(index)], QUERY, 3, [dense], embed_missing=0)

@@ -27,7 +27,7 @@ def test_past_capacity_the_least_recently_used_go(tmp_path: Path) -> None:
     memory.remember({key(1): 0.1, key(2): 0.2, key(3): 0.3})
     assert memory.recall([key(1)]) == {key(1): 0.1}  # used now: the oldest is 2
     memory.remember({key(4): 0.4})
-    assert len(memory) == 3
+    assert memory.count() == 3
     assert set(memory.recall([key(n) for n in range(1, 5)])) == {key(1), key(3), key(4)}
 
 
@@ -57,5 +57,5 @@ def test_an_unusable_file_means_nothing_is_remembered_and_nothing_fails(
     with caplog.at_level(logging.WARNING):
         memory.remember({key(1): 0.5})
         assert memory.recall([key(1)]) == {}
-    assert len(memory) == 0
+    assert memory.count() == 0
     assert sum("judgments are not remembered" in r.getMessage() for r in caplog.records) == 1

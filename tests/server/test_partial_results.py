@@ -92,9 +92,10 @@ async def test_a_cancel_keeps_what_was_sent_valid(workspace: Path, model_server:
         session.client.cancel_request(types.CancelParams(id=77))
         with pytest.raises(JsonRpcRequestCancelled):
             await request
-        sent = len(session.judge.recorder.requests)
-        await asyncio.sleep(1.0)
+        sent, received = len(session.judge.recorder.requests), len(batches)
+        await asyncio.sleep(1.0)  # long enough for three more slow judgments, had any gone on
         assert len(session.judge.recorder.requests) == sent < HANDLERS
+        assert len(batches) == received  # nothing is streamed after the cancel
         for match in batches[-1]:
             path = match["path"]
             start = match["location"]["range"]["start"]["line"]

@@ -18,15 +18,16 @@ PROJECT = {
 }
 
 
-async def _paths_after_opening(
-    tmp_path: Path, model_server: ModelServer, opened: list[str], **settings: object
+async def _paths_after_editing(
+    tmp_path: Path, model_server: ModelServer, edited: list[str], **settings: object
 ) -> tuple[list[str], list[float]]:
     root = write_tree(tmp_path / "project", PROJECT)
     session = await start_session(root, model_server, tmp_path / "cache", settings=dict(settings))
     try:
         await session.wait_for_log("index ready")
-        for relative in opened:
-            session.open_buffer(relative)
+        for relative in edited:
+            uri, text = session.open_buffer(relative)
+            session.change_buffer(uri, text + "\n")  # an edit: what the working set counts
         result = await session.query(query="retry request attempts", mode="behavior")
         return [m.path for m in result.matches], [m.relevance for m in result.matches]
     finally:
@@ -34,18 +35,32 @@ async def _paths_after_opening(
         await session.client.stop()
 
 
-async def test_a_file_open_in_the_editor_wins_a_tie(tmp_path: Path, model_server: ModelServer) -> None:
-    unopened, _ = await _paths_after_opening(tmp_path / "a", model_server, [])
-    assert unopened == ["alpha/retry.py", "beta/retry.py"]  # equal relevance: by path
-    opened, scores = await _paths_after_opening(tmp_path / "b", model_server, ["beta/retry.py"])
-    assert opened == ["beta/retry.py", "alpha/retry.py"]
+async def test_a_file_edited_in_the_editor_wins_a_tie(tmp_path: Path, model_server: ModelServer) -> None:
+    untouched, _ = await _paths_after_editing(tmp_path / "a", model_server, [])
+    assert untouched == ["alpha/retry.py", "beta/retry.py"]  # equal relevance: by path
+    edited, scores = await _paths_after_editing(tmp_path / "b", model_server, ["beta/retry.py"])
+    assert edited == ["beta/retry.py", "alpha/retry.py"]
     assert scores[0] == scores[1]  # the relevance shown is the judge's, untouched
+
+
+async def test_a_file_only_opened_is_not_favored(tmp_path: Path, model_server: ModelServer) -> None:
+    """Editors open every result they preview; favoring those would feed the ranking its own picks."""
+    root = write_tree(tmp_path / "project", PROJECT)
+    session = await start_session(root, model_server, tmp_path / "cache")
+    try:
+        await session.wait_for_log("index ready")
+        session.open_buffer("beta/retry.py")
+        result = await session.query(query="retry request attempts", mode="behavior")
+        assert [m.path for m in result.matches] == ["alpha/retry.py", "beta/retry.py"]
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()
 
 
 async def test_the_working_set_never_adds_a_match_and_can_be_switched_off(
     tmp_path: Path, model_server: ModelServer
 ) -> None:
-    paths, _ = await _paths_after_opening(tmp_path / "a", model_server, ["notes/unrelated.py", "beta/retry.py"])
+    paths, _ = await _paths_after_editing(tmp_path / "a", model_server, ["notes/unrelated.py", "beta/retry.py"])
     assert "notes/unrelated.py" not in paths and paths[0] == "beta/retry.py"
-    off, _ = await _paths_after_opening(tmp_path / "b", model_server, ["beta/retry.py"], workingSet=False)
+    off, _ = await _paths_after_editing(tmp_path / "b", model_server, ["beta/retry.py"], workingSet=False)
     assert off == ["alpha/retry.py", "beta/retry.py"]

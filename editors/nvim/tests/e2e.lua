@@ -86,8 +86,11 @@ local function body()
       batches = batches + 1
     end,
   })
+  local lists_before = vim.fn.getqflist({ nr = "$" }).nr
   run_and_wait("SmartSearch parse config file", ":SmartSearch")
   check(batches >= 1, "the quickfix list filled from a streamed batch before the result", batches)
+  -- Batches and the result fill one list: the user's earlier lists stay on the quickfix stack.
+  check(vim.fn.getqflist({ nr = "$" }).nr == lists_before + 1, "one quickfix list per search", vim.fn.getqflist({ nr = "$" }).nr)
   local qf = vim.fn.getqflist({ title = 1, items = 1, winid = 0 })
   check(qf.title == "SmartSearch: parse config file", "quickfix title", qf.title)
   if check(#qf.items == 1, "one match for 'parse config file'", qf.items) then

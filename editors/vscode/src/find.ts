@@ -12,6 +12,8 @@ import { matchLocation, runSearch, showSearchError } from "./search";
 
 interface MatchItem extends vscode.QuickPickItem {
   location: vscode.Location;
+  /** Where it points, to follow the same match across streamed batches. */
+  key: string;
 }
 
 /** The last query, offered again so a search can be refined. */
@@ -48,6 +50,10 @@ export async function findInQuickPick(client: LanguageClient, query: string, mod
   pick.title = `SmartSearch: ${query}`;
   pick.placeholder = "Searching…";
   pick.busy = true;
+  // Batches replace the items while the user may be moving through them: keep the scroll, the focused match,
+  // and preview a match only when the focus moves to another one (not each time a batch re-renders the list).
+  pick.keepScrollPosition = true;
+  let previewed: string | undefined;
   pick.onDidHide(() => {
     closed = true;
     cancellation.cancel();
@@ -55,10 +61,19 @@ export async function findInQuickPick(client: LanguageClient, query: string, mod
     pick.dispose();
   });
   pick.onDidChangeActive(([item]) => {
-    if (item !== undefined) {
+    if (item !== undefined && item.key !== previewed) {
+      previewed = item.key;
       void show(item.location, true);
     }
   });
+  const fill = (next: MatchItem[]): void => {
+    const focused = pick.activeItems[0]?.key;
+    pick.items = next;
+    const again = next.find((item) => item.key === focused);
+    if (again !== undefined) {
+      pick.activeItems = [again];
+    }
+  };
   pick.onDidAccept(() => {
     const [item] = pick.selectedItems;
     if (item !== undefined) {
@@ -80,14 +95,14 @@ export async function findInQuickPick(client: LanguageClient, query: string, mod
       },
       (matches) => {
         if (!closed) {
-          pick.items = items(client, matches);
+          fill(items(client, matches));
         }
       },
     );
     if (result === undefined || closed) {
       return;
     }
-    pick.items = items(client, result.matches);
+    fill(items(client, result.matches));
     pick.title = `SmartSearch: ${query} — ${coverageSummary(result)}`;
     pick.placeholder =
       result.matches.length === 0
@@ -115,6 +130,7 @@ function items(client: LanguageClient, matches: SmartSearchMatch[]): MatchItem[]
     // The server has already ranked these; VS Code's fuzzy filter on the label must not hide any.
     alwaysShow: true,
     location: matchLocation(client, match),
+    key: `${match.location.uri}:${match.location.range.start.line}`,
   }));
 }
 

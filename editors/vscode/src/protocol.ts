@@ -101,6 +101,8 @@ export interface ServerSettings {
   exclude: string[];
   /** Absent: the server's default ($XDG_CACHE_HOME/smartsearch-ls, else ~/.cache/smartsearch-ls). */
   cacheDir?: string;
+  /** Files edited this session rank a little higher among matches about as good. */
+  workingSet: boolean;
   workspaceSymbol: { judged: boolean };
 }
 

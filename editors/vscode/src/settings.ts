@@ -17,6 +17,7 @@ export const DEFAULT_SETTINGS: ServerSettings = {
   candidates: 128,
   limit: 10,
   exclude: [],
+  workingSet: true,
   workspaceSymbol: { judged: true },
 };
 
@@ -32,6 +33,7 @@ export function serverSettings(read: SettingReader): ServerSettings {
     candidates: value("candidates", DEFAULT_SETTINGS.candidates),
     limit: value("limit", DEFAULT_SETTINGS.limit),
     exclude: value("exclude", DEFAULT_SETTINGS.exclude),
+    workingSet: value("workingSet", DEFAULT_SETTINGS.workingSet),
     workspaceSymbol: { judged: value("workspaceSymbol.judged", DEFAULT_SETTINGS.workspaceSymbol.judged) },
   };
   // An empty cacheDir means "the server's default", which depends on the server's environment.

@@ -133,7 +133,7 @@ describe("smartsearch-ls over stdio", () => {
       for (const batch of batches) {
         const scores = batch.map((m) => m.relevance);
         assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
-        assert.ok(batch.every((m) => m.why !== undefined && m.location.uri.startsWith("file://")));
+        assert.ok(batch.every((m) => (m.why?.words.body.length ?? 0) > 0 && m.location.uri.startsWith("file://")));
       }
       assert.deepEqual(
         batches.at(-1)?.map((m) => m.path),

@@ -28,6 +28,7 @@ test("package.json declares the contract's defaults, one setting per server key"
     "limit",
     "exclude",
     "cacheDir",
+    "workingSet",
     "workspaceSymbol.judged",
   ];
   for (const key of serverKeys) {
@@ -45,6 +46,7 @@ test("configured values pass through unchanged, under the server's names", () =>
     limit: 3,
     exclude: ["**/vendor/**"],
     cacheDir: "/tmp/ss-cache",
+    workingSet: false,
     "workspaceSymbol.judged": false,
   };
   assert.deepEqual(serverSettings((key) => configured[key]), {
@@ -55,6 +57,7 @@ test("configured values pass through unchanged, under the server's names", () =>
     limit: 3,
     exclude: ["**/vendor/**"],
     cacheDir: "/tmp/ss-cache",
+    workingSet: false,
     workspaceSymbol: { judged: false },
   });
 });

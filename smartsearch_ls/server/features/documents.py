@@ -28,6 +28,8 @@ def register(server: SmartSearchServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: SmartSearchServer, params: types.DidChangeTextDocumentParams) -> None:
         buffer_changed(ls, params.text_document.uri)
+        if (path := _path(params.text_document.uri)) is not None:
+            ls.edited.add(path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SmartSearchServer, params: types.DidSaveTextDocumentParams) -> None:

@@ -113,7 +113,7 @@ async def run_search(
         # The local judge embeds its candidates anyway (sharing the vectors); with another judge, embedding
         # them here would add seconds to every search until background embedding has caught up.
         embed_missing=None if settings.judge.model == LOCAL else 0,
-        working_set=server.folders.working_set(),
+        working_set=server.folders.working_set(server.edited),
     )
     judge = await judge_for(server) if routed == "behavior" else None
     progress: Progress | None = None

@@ -10,6 +10,7 @@ local SERVER_KEYS = {
   "limit",
   "exclude",
   "cacheDir",
+  "workingSet",
   "workspaceSymbol",
 }
 
@@ -27,6 +28,7 @@ M.defaults = {
   exclude = {},
   -- nil: the server's default, $XDG_CACHE_HOME/smartsearch-ls (else ~/.cache/smartsearch-ls).
   cacheDir = nil,
+  workingSet = true,
   workspaceSymbol = { judged = true },
 }
 

@@ -38,8 +38,24 @@ local function open(item)
   vim.api.nvim_win_set_cursor(0, { item.lnum, item.col - 1 })
 end
 
--- labels: how vim.ui.select shows each item (quickfix shows filename:lnum: text by itself).
-local function show(title, qf_items, labels, picker)
+-- One search's quickfix list: created by its first batch, replaced in place after (the quickfix stack keeps the
+-- user's earlier lists), opened once (the cursor is not pulled into it at every batch).
+local function fill_quickfix(list, title, qf_items)
+  if list.id and vim.fn.getqflist({ id = list.id }).id == list.id then
+    vim.fn.setqflist({}, "r", { id = list.id, title = title, items = qf_items })
+  else
+    vim.fn.setqflist({}, " ", { title = title, items = qf_items })
+    list.id = vim.fn.getqflist({ id = 0 }).id
+  end
+  if #qf_items > 0 and not list.opened then
+    list.opened = true
+    vim.cmd("copen")
+  end
+end
+
+-- labels: how vim.ui.select shows each item (quickfix shows filename:lnum: text by itself); list: the search's
+-- quickfix list so far (see fill_quickfix).
+local function show(title, qf_items, labels, picker, list)
   if picker == "select" then
     local indices = {}
     for i = 1, #qf_items do
@@ -57,10 +73,7 @@ local function show(title, qf_items, labels, picker)
     end)
     return
   end
-  vim.fn.setqflist({}, " ", { title = title, items = qf_items })
-  if #qf_items > 0 then
-    vim.cmd("copen")
-  end
+  fill_quickfix(list or {}, title, qf_items)
 end
 
 local function quickfix_items(matches, client)
@@ -93,11 +106,12 @@ function M.query(query, opts)
     end)
     local picker = opts.picker or config.options.picker
     local params = { query = query, workDoneToken = token, mode = opts.mode }
+    local list = {}
     if picker == "quickfix" then
       params.partialResultToken = token .. "-partial"
       progress.watch_partial(client.id, params.partialResultToken, function(value)
         if type(value) == "table" and type(value.matches) == "table" then
-          show("SmartSearch: " .. query .. " (searching...)", quickfix_items(value.matches, client), {}, "quickfix")
+          fill_quickfix(list, "SmartSearch: " .. query .. " (searching...)", quickfix_items(value.matches, client))
           vim.api.nvim_exec_autocmds("User", { pattern = "SmartSearchPartial", modeline = false })
         end
       end)
@@ -109,6 +123,10 @@ function M.query(query, opts)
         pending = nil
       end
       if err then
+        if list.id then -- a streamed list stays, but says the search did not finish
+          local why = err.code == REQUEST_CANCELLED and "cancelled" or "failed"
+          vim.fn.setqflist({}, "r", { id = list.id, title = "SmartSearch: " .. query .. " (" .. why .. ")" })
+        end
         if err.code ~= REQUEST_CANCELLED then
           vim.notify("SmartSearch: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
         end
@@ -119,13 +137,15 @@ function M.query(query, opts)
           -- The server's path is relative to its workspace folder: shorter than the file name.
           labels[i] = ("%s:%d: %s"):format(match.path, qf_items[i].lnum, qf_items[i].text)
         end
-        show("SmartSearch: " .. query, qf_items, labels, picker)
+        show("SmartSearch: " .. query, qf_items, labels, picker, list)
         vim.notify(format.end_message(query, result))
       end
       done()
     end)
     if ok then
       pending = { client = client, id = id, token = token }
+    else
+      progress.unwatch_partial(client.id, token .. "-partial")
     end
   end)
 end
