@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.memory import JudgmentMemory, memory_path
 
 
@@ -59,3 +61,13 @@ def test_an_unusable_file_means_nothing_is_remembered_and_nothing_fails(
         assert memory.recall([key(1)]) == {}
     assert memory.count() == 0
     assert sum("judgments are not remembered" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_the_cache_key_keeps_case_for_judges_whose_features_split_words_by_it() -> None:
+    """The local judge reads `getUserName` as three words and `getusername` as one: their scores differ, so the
+    process cache must not serve one for the other (model judges fold case themselves, in `per_snippet`)."""
+    snippet = Snippet(path="a.py", start_line=1, end_line=2, text="def get_user_name():\n    pass\n", symbol="x")
+    assert JudgmentCache.key("local", "getUserName  now", snippet) == JudgmentCache.key(
+        "local", "getUserName now", snippet
+    )
+    assert JudgmentCache.key("local", "getUserName", snippet) != JudgmentCache.key("local", "getusername", snippet)

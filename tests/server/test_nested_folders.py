@@ -48,6 +48,9 @@ async def test_a_file_of_a_nested_folder_is_found_and_counted_once(tmp_path: Pat
         # A glob written from the searched folder reaches into the nested one.
         globbed = await session.query(query="retry delay", mode="behavior", directory=str(outer), glob="lib/back*")
         assert [m.path for m in globbed.matches] == ["backoff.py"]
+        # And an exclude written from there holds for the nested folder's files.
+        excluded = await session.query(query="retry delay", mode="behavior", directory=str(outer), glob="!lib/**")
+        assert not [m for m in excluded.matches if m.location.uri.startswith(inner.as_uri())]
         # An unsaved edit of a nested file reaches the one index that holds it.
         uri, text = session.open_buffer("lib/retry.py")
         session.change_buffer(uri, text + "\n\ndef retry_forever(send):\n    while not send():\n        pass\n")
