@@ -76,6 +76,18 @@ def test_exit_during_a_search_ends_at_once_with_1_and_writes_no_tracebacks(clien
     assert "Traceback" not in log and "Error sending data" not in log and len(log) < 20_000
 
 
+@pytest.mark.parametrize("judge", ["local", "system-one:test"])
+def test_exit_right_after_initialized_writes_no_traceback(client: RawClient, tmp_path: Path, judge: str) -> None:
+    """`exit` while a model judge's runner was still being imported (the first second after `initialized`) logged
+    the handler's CancelledError with its traceback."""
+    client.initialize(write_tree(tmp_path / "project", SAMPLE_PROJECT), options(tmp_path, judge))
+    time.sleep(0.2)
+    client.send("exit", request=False)
+    assert client.process.wait(timeout=30) == 1  # no `shutdown` came first
+    log = (tmp_path / "stderr.log").read_text(errors="replace")
+    assert "Traceback" not in log and "CancelledError" not in log, log[-3000:]
+
+
 def workers_of(pid: int) -> list[int]:
     """The server's child processes that are indexing workers (`python -P -c ...serve_shares...`), started by
     any of its threads."""

@@ -221,7 +221,16 @@ def register(server: SmartSearchServer) -> None:
             ls.watcher = FolderWatcher(asyncio.get_running_loop(), ls.folders_disk_changed)
         ls.log_to_client(f"watch mode: {ls.watch_mode}")
         await _register(ls, registrations)
-        await asyncio.to_thread(import_model_judging, ls.settings.judge.model)
+        spawn(_prepare_then_index(ls))
+
+    async def _prepare_then_index(ls: SmartSearchServer) -> None:
+        """The judge's imports, then the model and the indexes; in a task of its own, so that an `exit` arriving
+        during the imports (a second of CPU for a model judge) ends the process quietly: a cancelled handler's
+        future made pygls log a traceback at every such exit."""
+        try:
+            await asyncio.to_thread(import_model_judging, ls.settings.judge.model)
+        except asyncio.CancelledError:
+            return  # the loop is ending: there is nothing left to start
         start_model_warmup(ls)
         await start_indexing(ls)
 
