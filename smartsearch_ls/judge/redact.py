@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 from smartsearch_ls.chunking.key_blocks import KEY_BEGIN, KEY_END
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge import secret_assignments
-from smartsearch_ls.judge.secret_assignments import ASSIGNMENT, SECRET_WORD, XML_ELEMENT, Syntax, syntax_of
+from smartsearch_ls.judge.secret_assignments import (
+    ASSIGNMENT,
+    DOCKER_ENV,
+    SECRET_WORD,
+    XML_ADD,
+    XML_ELEMENT,
+    Syntax,
+    syntax_of,
+)
 
 _PRIVATE_KEY = re.compile(rf"{KEY_BEGIN}.*?(?:{KEY_END}|\Z)", re.DOTALL)
 _KEY_END = re.compile(KEY_END)
@@ -150,6 +158,10 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0) -> Redac
         text = sub("assignment", ASSIGNMENT, lambda m: secret_assignments.redacted(m, secret, syntax), text)
         if "</" in text:
             text = sub("assignment", XML_ELEMENT, lambda m: secret_assignments.redacted_element(m, secret), text)
+        if "<add" in lowered:
+            text = sub("assignment", XML_ADD, lambda m: secret_assignments.redacted_attribute(m, secret), text)
+        if "ENV" in text:
+            text = sub("assignment", DOCKER_ENV, lambda m: secret_assignments.redacted_env(m, secret), text)
     return Redacted(text, tuple(kinds))
 
 

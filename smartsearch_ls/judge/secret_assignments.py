@@ -57,6 +57,22 @@ XML_ELEMENT = re.compile(
 )
 """`<password>...</password>`, as Maven's `settings.xml` and many servers' configs write it."""
 
+XML_ADD = re.compile(
+    r"<add\s+key\s*=\s*(?P<q>[\"'])(?P<name>[\w.:-]{1,80})(?P=q)\s+value\s*=\s*(?P<vq>[\"'])"
+    r"(?P<value>(?:(?!(?P=vq))[^\n]){1,500})(?P=vq)",
+    re.IGNORECASE,
+)
+"""`<add key="ApiKey" value="..."/>`: .NET's `appSettings` (`web.config`, `app.config`), name and value in two
+attributes."""
+
+DOCKER_ENV = re.compile(
+    r"^(?P<lead>[ \t]*ENV[ \t]+"
+    r"(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))[A-Za-z_][\w.-]{0,80})[ \t]+)"
+    r"(?P<value>[^\s=][^\n]{0,500}?)[ \t]*$",
+    re.MULTILINE,
+)
+"""A Dockerfile's `ENV NAME value` (the legacy form: a space, not `=`, between name and value)."""
+
 SECRET_WORD = re.compile(r"(?i)pass|pwd|pw|secret|cred|token|key|auth")
 """A part of the name of every match of the patterns above: a snippet without one is not scanned by them."""
 
@@ -160,6 +176,23 @@ def redacted(found: re.Match[str], mark: str, syntax: Syntax) -> str | None:
         value = word.rstrip(",;.")
         rest = word[len(value) :] + space + more + rest
     return f"{found['lead']}{mark}{rest}" if is_secret(name, value, quoted=False) else None
+
+
+def redacted_attribute(found: re.Match[str], mark: str) -> str | None:
+    """An `XML_ADD` match with its `value` attribute replaced by `mark`, or None when it is not taken for a secret."""
+    if not is_secret(found["name"], found["value"], quoted=True):
+        return None
+    return found[0][: found.start("value") - found.start()] + mark + found["vq"]
+
+
+def redacted_env(found: re.Match[str], mark: str) -> str | None:
+    """A `DOCKER_ENV` match with its value replaced by `mark` (quotes kept), or None when it is not a secret."""
+    value = found["value"]
+    quote = value[0] if len(value) > 1 and value[0] in "\"'" and value[-1] == value[0] else ""
+    literal = value[1:-1] if quote else value
+    if not is_secret(found["name"], literal, quoted=bool(quote)):
+        return None
+    return f"{found['lead']}{quote}{mark}{quote}"
 
 
 def redacted_element(found: re.Match[str], mark: str) -> str | None:

@@ -63,6 +63,8 @@ SYNTAXES = {
     "login.js": 'login({ password: userInput, token: "«abc123def456»" });\n',  # after a value that is no secret
     "index.php": "$password = '«php-pass-1»';\n",
     "settings.xml": "<server><password>«maven-pass»</password></server>\n",
+    "web.config": '<appSettings>\n  <add key="DbPassword" value="«dotnet-pass-1»" />\n</appSettings>\n',
+    "Dockerfile": "FROM python:3.11\nENV DB_PASSWORD «docker-pass-1»\nENV PATH /usr/local/bin\n",
     "docs/setup.md": "Then set `password: «docs-pass-1»` in the config.\n",
 }
 
@@ -77,6 +79,8 @@ def test_secrets_in_config_syntaxes_and_unquoted_values_are_redacted(path: str) 
 
 
 ORDINARY_CODE = [
+    ("web.config", '<add key="ApiKeyName" value="primary" />\n<add key="sortKey" value="name" />\n'),
+    ("Dockerfile", "ENV TOKEN_URL https://auth.example.com/token\nENV SECRET_FILE /run/secrets/db\n"),
     ("cache.py", 'key = dict_key\nsort_key = "name"\ncache_key = f"{user}:{page}"\nkeys = sorted(keys)\n'),
     ("auth.py", 'password = request.form["password"]\ntoken = get_token()\nauth = HTTPBasicAuth(user, pw)\n'),
     ("hooks.py", "@post_load(pass_many=True)\ndef make(self, data, **kwargs):\n    pass\n"),
