@@ -38,6 +38,7 @@ from smartsearch_ls.judge.secret_assignments import (
     SECRET_WORD,
     XML_ADD,
     XML_ELEMENT,
+    YAML_BLOCK,
     Syntax,
     syntax_of,
 )
@@ -160,6 +161,8 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0) -> Redac
             text = sub("assignment", XML_ELEMENT, lambda m: secret_assignments.redacted_element(m, secret), text)
         if "<add" in lowered:
             text = sub("assignment", XML_ADD, lambda m: secret_assignments.redacted_attribute(m, secret), text)
+        if syntax == "config" and ("|" in text or ">" in text):
+            text = sub("assignment", YAML_BLOCK, lambda m: secret_assignments.redacted_block(m, secret), text)
         if "ENV" in text:
             text = sub("assignment", DOCKER_ENV, lambda m: secret_assignments.redacted_env(m, secret), text)
     return Redacted(text, tuple(kinds))

@@ -73,6 +73,14 @@ DOCKER_ENV = re.compile(
 )
 """A Dockerfile's `ENV NAME value` (the legacy form: a space, not `=`, between name and value)."""
 
+YAML_BLOCK = re.compile(
+    r"^(?P<lead>(?P<indent>[ \t]*)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
+    r"[A-Za-z_][\w.-]{0,80})[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\n)"
+    r"(?P<body>(?:(?P=indent)[ \t]+[^\n]*(?:\n|$))+)",
+    re.MULTILINE,
+)
+"""YAML's block scalar (`password: |` and the more-indented lines under it): the value is on the lines below."""
+
 SECRET_WORD = re.compile(r"(?i)pass|pwd|pw|secret|cred|token|key|auth")
 """A part of the name of every match of the patterns above: a snippet without one is not scanned by them."""
 
@@ -193,6 +201,17 @@ def redacted_env(found: re.Match[str], mark: str) -> str | None:
     if not is_secret(found["name"], literal, quoted=bool(quote)):
         return None
     return f"{found['lead']}{quote}{mark}{quote}"
+
+
+def redacted_block(found: re.Match[str], mark: str) -> str | None:
+    """A `YAML_BLOCK` match with each line of its value replaced by `mark` (the lines and their indentation
+    kept), or None when the value is not taken for a secret."""
+    lines = found["body"].split("\n")
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if not is_secret(found["name"], first, quoted=True):
+        return None
+    kept = [line[: len(line) - len(line.lstrip())] + mark if line.strip() else line for line in lines]
+    return found["lead"] + "\n".join(kept)
 
 
 def redacted_element(found: re.Match[str], mark: str) -> str | None:

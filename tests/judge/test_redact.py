@@ -65,6 +65,7 @@ SYNTAXES = {
     "settings.xml": "<server><password>«maven-pass»</password></server>\n",
     "web.config": '<appSettings>\n  <add key="DbPassword" value="«dotnet-pass-1»" />\n</appSettings>\n',
     "Dockerfile": "FROM python:3.11\nENV DB_PASSWORD «docker-pass-1»\nENV PATH /usr/local/bin\n",
+    "deploy/values.yaml": "db:\n  password: |\n    «yaml-block-pass-1»\n  host: db.internal\n",
     "docs/setup.md": "Then set `password: «docs-pass-1»` in the config.\n",
 }
 
