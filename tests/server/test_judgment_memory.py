@@ -5,8 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from tests.support.faults import poll
 from tests.support.model_servers import ModelServer
-from tests.support.sessions import Session, start_session, until
+from tests.support.sessions import Session, start_session
 
 
 async def _search_then_stop(
@@ -55,7 +56,7 @@ async def test_an_edited_snippet_is_judged_again_and_its_old_judgment_dropped(
     session = await start_session(workspace, model_server, cache)
     try:
         await session.wait_for_log("index ready")
-        await until(lambda: _remembered_rows(cache) == first.coverage.judged - 1)  # type: ignore[attr-defined]
+        await poll(lambda: _remembered_rows(cache) == first.coverage.judged - 1, 30, "the edited snippet's row pruned")  # type: ignore[attr-defined]
         before = len(model_server.recorder.requests)
         again = await session.query(query="reject expired sessions")
         sent = len(model_server.recorder.requests) - before

@@ -3,12 +3,12 @@ counted and edited once. The real server over stdio, a model judge on loopback."
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from lsprotocol import types
 
 from tests.conftest import write_tree
+from tests.support.faults import poll
 from tests.support.model_servers import ModelServer
 from tests.support.sessions import Session, start_session
 
@@ -24,10 +24,7 @@ def _locations(result: object) -> list[tuple[str, int]]:
 
 
 async def _indexed(session: Session, count: int) -> None:
-    deadline = asyncio.get_running_loop().time() + 60
-    while sum("index ready" in m for m in session.logs()) < count:
-        assert asyncio.get_running_loop().time() < deadline, session.logs()
-        await asyncio.sleep(0.05)
+    await poll(lambda: sum("index ready" in m for m in session.logs()) >= count, 60, f"{count} folders indexed")
 
 
 async def test_a_file_of_a_nested_folder_is_found_and_counted_once(tmp_path: Path, model_server: ModelServer) -> None:
@@ -77,25 +74,22 @@ async def test_adding_and_removing_a_nested_folder_moves_its_files(tmp_path: Pat
         session.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=change))
         await _indexed(session, 2)
         await session.wait_for_log("index ready for " + str(inner))
-        deadline = asyncio.get_running_loop().time() + 30
-        while True:  # the outer folder is re-listed without lib's files in the background
-            result = await session.query(query="retry request attempts", mode="behavior")
-            if result.coverage.files == 3 and len(set(_locations(result))) == len(_locations(result)):
-                break
-            assert asyncio.get_running_loop().time() < deadline, (result.coverage.files, _locations(result))
-            await asyncio.sleep(0.2)
-        assert result.matches[0].path == "retry.py"  # now the inner folder's file
+        found: list[object] = []
+
+        async def top_is(path: str) -> bool:
+            found[:] = [await session.query(query="retry request attempts", mode="behavior")]
+            return bool(found[0].matches) and found[0].matches[0].path == path  # type: ignore[attr-defined]
+
+        # The outer folder is re-listed without lib's files in the background: the top is now the inner folder's.
+        await poll(lambda: top_is("retry.py"), 30, "the outer folder leaving lib's files to the inner one")
+        assert found[0].coverage.files == 3 and len(set(_locations(found[0]))) == len(_locations(found[0]))  # type: ignore[attr-defined]
         gone = types.WorkspaceFoldersChangeEvent(
             added=[], removed=[types.WorkspaceFolder(uri=inner.as_uri(), name="lib")]
         )
         session.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=gone))
-        while True:  # the outer folder takes lib's files back
-            result = await session.query(query="retry request attempts", mode="behavior")
-            if result.matches and result.matches[0].path == "lib/retry.py":
-                break
-            assert asyncio.get_running_loop().time() < deadline + 30, _locations(result)
-            await asyncio.sleep(0.2)
-        assert result.coverage.files == 3
+        await poll(lambda: top_is("lib/retry.py"), 30, "the outer folder taking lib's files back")
+        result = found[0]
+        assert result.coverage.files == 3  # type: ignore[attr-defined]
     finally:
         await session.client.shutdown_session()
         await session.client.stop()

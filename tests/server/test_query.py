@@ -9,8 +9,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
+from tests.support.faults import poll
 from tests.support.model_servers import ModelServer
-from tests.support.sessions import Session, start_session, until
+from tests.support.sessions import Session, start_session
 
 
 async def test_indexing_reports_progress_and_coverage(session: Session) -> None:
@@ -118,7 +119,7 @@ async def test_watched_file_notification_updates_the_index(session: Session) -> 
         result = await session.query(query="print shipping label parcel")
         return bool(result.matches) and result.matches[0].path == "shipping/labels.py"
 
-    await until(found, what="the new file in the index")
+    await poll(found, 30, "the new file in the index")
 
 
 async def test_server_watcher_follows_disk_when_the_client_cannot(
@@ -139,9 +140,9 @@ async def test_server_watcher_follows_disk_when_the_client_cannot(
         async def dropped() -> bool:
             return not await paths()
 
-        await until(indexed, what="the watcher's new file in the index")
+        await poll(indexed, 30, "the watcher's new file in the index")
         (workspace / "mail.py").unlink()
-        await until(dropped, what="the deleted file out of the index")
+        await poll(dropped, 30, "the deleted file out of the index")
     finally:
         await session.client.shutdown_session()
         await session.client.stop()
@@ -161,7 +162,7 @@ async def test_a_failing_judge_is_request_failed_and_the_server_survives(session
             return True
         return False
 
-    await until(failed, what="the failing judge in use")
+    await poll(failed, 30, "the failing judge in use")
     assert failures[0].code == -32803 and "system-one:fail-500" in failures[0].message
     session.client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"smartSearch": {"judge": {"model": "system-one:test"}}})
@@ -173,14 +174,14 @@ async def test_a_failing_judge_is_request_failed_and_the_server_survives(session
         except JsonRpcException:
             return False
 
-    await until(answered, what="the working judge back in use")
+    await poll(answered, 30, "the working judge back in use")
 
 
 async def test_a_bad_setting_is_named_and_the_old_value_kept(session: Session) -> None:
     session.client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"smartSearch": {"threshold": 7}})
     )
-    await until(lambda: any("`threshold`" in m.message for m in session.client.messages), what="the setting named")
+    await poll(lambda: any("`threshold`" in m.message for m in session.client.messages), 30, "the setting named")
     assert (await session.query(query="reject expired sessions")).matches
 
 
@@ -220,7 +221,7 @@ async def test_cancel_stops_judging(session: Session) -> None:
     request = asyncio.ensure_future(
         session.client.protocol.send_request_async("smartSearch/query", {"query": "handler request reply"}, msg_id=99)
     )
-    await until(lambda: len(session.judge.recorder.requests) > before, what="judging under way")
+    await poll(lambda: len(session.judge.recorder.requests) > before, 30, "judging under way")
     session.client.cancel_request(types.CancelParams(id=99))
     with pytest.raises(JsonRpcRequestCancelled):
         await request

@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,20 +156,6 @@ async def start_session(
         )
     )
     return kind(client, root, judge, registrations)
-
-
-async def until(condition: Callable[[], bool | Awaitable[bool]], timeout: float = 30, what: str = "") -> None:
-    """Poll `condition` (a plain or async callable) until it holds; fail after `timeout` seconds. Tests wait for
-    what they need to see, never for a fixed time that a slow machine may not meet and a fast one wastes."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        held = condition()
-        if not isinstance(held, bool):
-            held = await held
-        if held:
-            return
-        assert asyncio.get_running_loop().time() < deadline, f"not within {timeout} s: {what or condition}"
-        await asyncio.sleep(0.05)
 
 
 @pytest.fixture
