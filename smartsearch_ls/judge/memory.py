@@ -5,7 +5,7 @@ same answer tomorrow. Each judgment is keyed by (the judge's name and version, t
 snippet's content hash), so an edited snippet (new text, new lines) simply stops matching, and a judge whose
 version changes (another model, another prompt) never reuses an old answer. The file is bounded: past
 `MEMORY_ENTRIES` rows the least recently used go, and rows of snippets no longer in the root are dropped by
-`forget_all_but` when the server has the root's snippets at hand.
+`forget_all_but` when the server builds the root's index.
 
 SQLite (standard library) rather than a pickled dict: a lookup reads only the rows it needs, a write appends a
 few rows in one transaction instead of rewriting the file, and a second process on the same cache sees a

@@ -392,12 +392,13 @@ class Folders:
     async def _persist(self, folder: Folder) -> None:
         async with folder.job:
             await asyncio.to_thread(folder.index.persist)
-            await asyncio.to_thread(self._forget_stale_judgments, folder.index)
             if folder.dense is not None:
                 await asyncio.to_thread(folder.dense.persist)
 
     def _forget_stale_judgments(self, index: RootIndex) -> None:
-        """The root's remembered judgments of snippets that were edited or removed are dropped with the old index."""
+        """The root's remembered judgments of snippets edited or removed since the index was persisted are dropped,
+        once per build: an edit during the session only leaves rows no key can reach (the bound keeps them few),
+        and hashing every snippet at each persist would cost the edits that trigger it."""
         if self.judgments is None or (memory := self.judgments.memory(index.cache_dir, index.root)) is None:
             return
         if not memory.path.exists():
