@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.judge import per_snippet
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.memory import JudgmentMemory, memory_path
+from smartsearch_ls.judge.redact import redact_snippet
+from tests.support.judges import coverage_judge
 
 
 def key(n: int) -> tuple[str, str, str]:
@@ -71,3 +74,27 @@ def test_the_cache_key_keeps_case_for_judges_whose_features_split_words_by_it() 
         "local", "getUserName now", snippet
     )
     assert JudgmentCache.key("local", "getUserName", snippet) != JudgmentCache.key("local", "getusername", snippet)
+
+
+async def test_a_changed_prompt_never_reuses_a_remembered_judgment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Judgments are keyed by the judge's name and `PROMPT_VERSION`: a new process with the same judge reuses them,
+    one whose prompt changed asks again."""
+    judge = coverage_judge()
+    asked: list[int] = []
+    answer = judge.model.function  # type: ignore[union-attr]
+    judge.model.function = lambda messages, info: asked.append(1) or answer(messages, info)  # type: ignore[union-attr]
+    snippets = [Snippet("s.py", 1, 2, "def reject_expired(session):\n    raise Expired\n", "reject_expired")]
+    memory = JudgmentMemory(tmp_path / "m.sqlite")
+
+    async def judge_in_a_new_process() -> None:
+        redactions = [redact_snippet(s) for s in snippets]
+        await per_snippet.judge_each(judge, "reject expired", snippets, redactions, JudgmentCache(), None, [memory])
+
+    await judge_in_a_new_process()
+    await judge_in_a_new_process()
+    assert len(asked) == 1  # remembered
+    monkeypatch.setattr(per_snippet, "PROMPT_VERSION", "another-prompt")
+    await judge_in_a_new_process()
+    assert len(asked) == 2
