@@ -84,18 +84,18 @@ class EmbeddingReporter:
     def __init__(self, server: ProgressServer) -> None:
         self._server = server
         self._progress: dict[Path, Progress] = {}
-        self._finished: set[Path] = set()
+        self._finished: dict[Path, str] = {}  # the final message of folders that ended before their token existed
 
     def __call__(self, root: Path, embedded: int, total: int, finished: bool) -> None:
         message = f"{embedded} of {total} snippets embedded"
         current = self._progress.get(root)
         if finished:
-            self._finished.add(root)
+            self._finished[root] = message
             if current is not None:
                 current.end(message)
                 del self._progress[root]
             return
-        self._finished.discard(root)
+        self._finished.pop(root, None)
         if current is None:
             self._progress[root] = Progress(self._server, None)  # a placeholder until the token exists
             spawn(self._begin(root, message))
@@ -106,6 +106,6 @@ class EmbeddingReporter:
         progress = await Progress.create(self._server)
         progress.begin(f"Embedding {root.name}", message)
         if root in self._finished:
-            progress.end(message)
+            progress.end(self._finished[root])
         elif root in self._progress:
             self._progress[root] = progress
