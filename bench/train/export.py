@@ -24,6 +24,8 @@
 
 Everything is written under `DIR/export-epoch-N/`, with `report.json`. `--checkpoint` exports a paused run's
 `checkpoint.pt` instead (saved as `DIR/step-N/` with its validation figures, written to `DIR/export-step-N/`).
+A `bench.train.crossencoder` run exports the same way: its encoder is a `BertModel` too, and its `head.json` is
+copied beside each int8 file.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -363,7 +366,7 @@ def sha256(path: Path) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.train.export", description=__doc__.split("\n")[0])
-    parser.add_argument("--run", type=Path, required=True, help="a `bench.train.biencoder` run folder")
+    parser.add_argument("--run", type=Path, required=True, help="a `bench.train.biencoder` or `crossencoder` run")
     parser.add_argument("--epoch", type=int, help="which epoch's weights (default: best.json's)")
     parser.add_argument("--checkpoint", action="store_true", help="the weights of DIR/checkpoint.pt (a paused run)")
     parser.add_argument("--development", action="store_true", help="measure base vs this model on the dev part")
@@ -402,9 +405,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["recipe"] = product_recipe(fp32, fused)
     report["fused_int8"] = {"path": str(fused), "bytes": fused.stat().st_size, "sha256": sha256(fused)}
     report["export_seconds"] = round(time.monotonic() - started, 1)
+    head = model_dir / "head.json"
+    if head.exists():  # a cross-encoder's: its head goes beside each file
+        for target in (int8, fused):
+            shutil.copyfile(head, target.with_name("head.json"))
 
     data = json.loads((args.run / "data.json").read_text())
-    sample = [s["text"] for p in sorted(data["packages"])[:8] for s in data["packages"][p]["snippets"][:4]]
+    snippets = [data["packages"][p]["snippets"][:4] for p in sorted(data["packages"])[:8]]
+    sample = [s if isinstance(s, str) else s["text"] for chosen in snippets for s in chosen]
     files: dict[str, Path | bytes] = {"fp32": fp32, "int8": int8, "fused_int8": fused}
     report["agreement"] = agreement(model_dir, files, AGREEMENT_TEXTS)
     report["agreement_training_snippets"] = agreement(model_dir, files, sample)
