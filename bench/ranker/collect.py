@@ -11,9 +11,6 @@ features, labels, question numbers and spans), so fitting and the ablations repl
 `--model FILE --tag NAME` collects the same rows with a candidate embedding model instead of the shipped one (a
 file already in the product's fast form, as `bench.train.export` writes `fused-int8/model.onnx`), its vectors in
 their own cache, its rows as `<set>-NAME.npz`, so `bench.ranker.fit --tag NAME` can say whether it would win.
-`--cross DIR --tag NAME` also has a cross-encoder (`DIR/model.onnx` and `DIR/head.json`, as `bench.train.export`
-writes them for a `bench.train.crossencoder` run) read the `CROSS_POOL` best candidates of each question by the
-shipped candidate model, its logits saved beside the rows (`cross`, NaN where it did not read).
 """
 
 from __future__ import annotations
@@ -36,22 +33,16 @@ from bench.quality import metrics
 from bench.quality.sets import behavior_cases
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.embedding import weights
-from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
 from smartsearch_ls.judge.contract import Evidence
-from smartsearch_ls.judge.local.cross_encoder import CrossEncoder
 from smartsearch_ls.judge.local.features import features, query_terms, root_idf
-from smartsearch_ls.judge.local.ranker import shipped_ranker
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "bench" / "out" / "ranker"
 CACHE = REPO / "bench" / "out" / "cache"
 CANDIDATES = 128
-CROSS_POOL = 32
-"""Candidates the cross-encoder reads per question: twice what the judge reads, so a refitted candidate model
-whose best differ a little from the shipped one's still finds them read."""
 TRAIN_QUERIES = CORPORA_DIR / "train" / "queries.jsonl"
 """Docstring summaries over stripped packages (`python -m bench.train corpus`)."""
 
@@ -66,13 +57,10 @@ class Rows:
     """The row's question number in `cases`."""
     spans: list[metrics.Span]
     cases: list[metrics.QueryCase]
-    cross: npt.NDArray[np.float64] | None = None
-    """The cross-encoder's logit per row, NaN where it did not read (`--cross`)."""
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        extra = {} if self.cross is None else {"cross": self.cross}
-        np.savez_compressed(path, features=self.features, labels=self.labels, question=self.question, **extra)
+        np.savez_compressed(path, features=self.features, labels=self.labels, question=self.question)
         meta = {"spans": self.spans, "cases": [[c.corpus, c.query, list(map(list, c.gold))] for c in self.cases]}
         path.with_suffix(".json").write_text(json.dumps(meta))
 
@@ -82,8 +70,7 @@ class Rows:
         meta = json.loads(path.with_suffix(".json").read_text())
         spans = [tuple(s) for s in meta["spans"]]
         cases = [metrics.QueryCase(c, q, tuple(tuple(g) for g in gold)) for c, q, gold in meta["cases"]]
-        cross = arrays.get("cross")
-        return cls(arrays["features"], arrays["labels"], arrays["question"], spans, cases, cross)  # type: ignore[arg-type]
+        return cls(arrays["features"], arrays["labels"], arrays["question"], spans, cases)  # type: ignore[arg-type]
 
 
 def set_cases(name: str) -> list[metrics.QueryCase]:
@@ -115,31 +102,9 @@ def use_candidate_model(path: Path) -> Path:
     return CACHE.with_name(f"cache-{digest[:12]}")
 
 
-def load_cross_encoder(folder: Path) -> CrossEncoder:
-    """A candidate cross-encoder from an export folder, unpinned (a bench's knowing choice)."""
-    head = json.loads((folder / "head.json").read_text())
-    embedder = Embedder.open((folder / "model.onnx").read_bytes())
-    return CrossEncoder(embedder, np.array(head["weight"], dtype=np.float32), head["bias"])
-
-
-def cross_logits(reader: CrossEncoder, query: str, evidence: Sequence[Evidence], rows: npt.NDArray[np.float64]):
-    """The cross-encoder's logits for the `CROSS_POOL` best candidates by the shipped candidate model."""
-    read = np.argsort(-shipped_ranker().candidate.logits(rows), kind="stable")[:CROSS_POOL]
-    logits = np.full(len(rows), np.nan)
-    texts = [snippet_text(evidence[i].snippet.path, evidence[i].snippet.symbol, evidence[i].snippet.text) for i in read]
-    logits[read] = reader.logits(query, texts)
-    return logits
-
-
-def collect(
-    cases: Sequence[metrics.QueryCase],
-    log: Callable[[str], None] = print,
-    cache: Path = CACHE,
-    reader: CrossEncoder | None = None,
-) -> Rows:
+def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = print, cache: Path = CACHE) -> Rows:
     opened: dict[str, tuple[RootIndex, DenseIndex]] = {}
     blocks: list[npt.NDArray[np.float64]] = []
-    crosses: list[npt.NDArray[np.float64]] = []
     labels: list[int] = []
     question: list[int] = []
     spans: list[metrics.Span] = []
@@ -154,8 +119,6 @@ def collect(
         evidence = [Evidence(c.snippet, c.lexical, c.cosine if c.cosine is not None else 0.0) for c in found.candidates]
         idf = root_idf(index.bm25.frequency, index.bm25.live, query_terms(case.query))
         blocks.append(features(case.query, evidence, idf))
-        if reader is not None:
-            crosses.append(cross_logits(reader, case.query, evidence, blocks[-1]))
         for c in found.candidates:
             span = (c.snippet.path, c.snippet.start_line, c.snippet.end_line)
             spans.append(span)
@@ -172,7 +135,6 @@ def collect(
         np.array(question, dtype=np.int32),
         spans,
         list(cases),
-        np.concatenate(crosses) if reader is not None and crosses else None,
     )
 
 
@@ -186,15 +148,13 @@ def main() -> None:
         "--set", action="append", required=True, choices=("development", "held-out", "crossed", "train")
     )
     parser.add_argument("--model", type=Path, help="a candidate embedding model (fused int8 ONNX) to use instead")
-    parser.add_argument("--cross", type=Path, help="a candidate cross-encoder's export folder (model.onnx, head.json)")
-    parser.add_argument("--tag", help="name of the rows collected with --model or --cross")
+    parser.add_argument("--tag", help="name of the rows collected with --model")
     args = parser.parse_args()
-    if (args.model is None and args.cross is None) != (args.tag is None):
-        parser.error("--tag names rows collected with --model or --cross, and they need it")
+    if (args.model is None) != (args.tag is None):
+        parser.error("--model and --tag go together")
     cache = use_candidate_model(args.model) if args.model is not None else CACHE
-    reader = load_cross_encoder(args.cross) if args.cross is not None else None
     for name in args.set:
-        rows = collect(set_cases(name), cache=cache, reader=reader)
+        rows = collect(set_cases(name), cache=cache)
         rows.save(rows_path(name, args.tag))
         print(f"{name}: {len(rows.cases)} questions, {len(rows.labels)} rows, {int(rows.labels.sum())} relevant")
 

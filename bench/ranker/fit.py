@@ -19,10 +19,7 @@ top 10 sees but every user of the long list would. The held-out part is never re
     .venv/bin/python -m bench.ranker.fit [--write] [--with-train] [--tag NAME]
 
 `--with-train` adds the training corpus's questions (`collect --set train`: doc summaries of 64 packages, none of
-the quality set's) to the candidate model's rows; `--tag` fits rows collected with a candidate embedding model or
-cross-encoder. Rows with a cross-encoder's logits (`collect --cross`) get a third model, fitted on the
-`CROSS_CANDIDATES` best candidates of the answerable questions: the re-ranking over the candidate model's logit
-and the cross-encoder's, whose best logit the question model then reads too.
+the quality set's) to the candidate model's rows; `--tag` fits rows collected with a candidate embedding model.
 """
 
 from __future__ import annotations
@@ -39,15 +36,7 @@ import numpy.typing as npt
 from bench.ranker.collect import Rows, rows_path
 from bench.ranker.replay import Scored, replay
 from smartsearch_ls.judge.local.features import NAMES
-from smartsearch_ls.judge.local.ranker import (
-    CROSS_NAMES,
-    CROSS_QUESTION_NAMES,
-    QUESTION_NAMES,
-    WEIGHTS,
-    Logistic,
-    Ranker,
-    question_features,
-)
+from smartsearch_ls.judge.local.ranker import QUESTION_NAMES, WEIGHTS, Logistic, Ranker, question_features
 
 CANDIDATE_PENALTIES = (0.1, 1.0)
 QUESTION_PENALTIES = (0.1, 1.0, 10.0)
@@ -100,16 +89,6 @@ class Questions:
     def answered(self, q: int) -> bool:
         return bool(self.rows.labels[self.groups[q]].any())
 
-    def cross(self, q: int, ranker: Ranker) -> npt.NDArray[np.float64] | None:
-        """The cross-encoder's logits as the judge would have them: only for the candidates `ranker` has it read."""
-        if self.rows.cross is None or ranker.rerank is None:
-            return None
-        g = self.groups[q]
-        read = np.full(len(g), np.nan)
-        chosen = ranker.to_read(self.rows.features[g])
-        read[chosen] = self.rows.cross[g][chosen]
-        return read
-
 
 def candidate_data(questions: Questions, chosen: Sequence[int]) -> Data:
     rows = [g for q in chosen if questions.answered(q) for g in [questions.groups[q]]]
@@ -121,27 +100,7 @@ def candidate_data(questions: Questions, chosen: Sequence[int]) -> Data:
     )
 
 
-def rerank_data(candidate: Logistic, questions: Questions, chosen: Sequence[int]) -> Data:
-    """The best candidates of the answerable questions, as the judge re-reads them: (logit, cross logit)."""
-    probe = Ranker(candidate, candidate, 1.0, candidate)  # only its choice of what to read is used
-    x, y = [], []
-    for q in chosen:
-        if not questions.answered(q):
-            continue
-        g = questions.groups[q]
-        cross = questions.cross(q, probe)
-        assert cross is not None
-        read = np.isfinite(cross)
-        if not read.any():
-            continue
-        logits = candidate.logits(questions.rows.features[g])
-        x.append(np.column_stack([logits[read], cross[read]]))
-        y.append(questions.rows.labels[g][read].astype(np.float64))
-    rows = np.vstack(x)
-    return Data(rows, np.concatenate(y), np.full(len(rows), 1.0 / len(rows)))
-
-
-def question_data(model: Ranker, development: Questions, crossed: Questions, projects: Sequence[str]) -> Data:
+def question_data(model: Logistic, development: Questions, crossed: Questions, projects: Sequence[str]) -> Data:
     own = development.of(projects)
     asked = {development.rows.cases[q].query for q in own}
     others = [q for q in crossed.of(projects) if crossed.rows.cases[q].query in asked]
@@ -155,8 +114,7 @@ def question_data(model: Ranker, development: Questions, crossed: Questions, pro
     ):
         for q in chosen:
             g = source.groups[q]
-            cross = source.cross(q, model)
-            x.append(question_features(source.rows.features[g], model.logits(source.rows.features[g], cross), cross))
+            x.append(question_features(source.rows.features[g], model.logits(source.rows.features[g])))
             y.append(label)
             w.append(weight / len(chosen))
     return Data(np.array(x), np.array(y), np.array(w))
@@ -182,12 +140,8 @@ def fit_ranker(
             np.concatenate([data.w, more.w * extra_share]),
         )
     candidate = fit(data, candidate_penalty)
-    rerank = None
-    if development.rows.cross is not None:
-        rerank = fit(rerank_data(candidate, development, development.of(projects)), candidate_penalty)
-    staged = Ranker(candidate, candidate, sharpness, rerank)  # its question model is fitted next
-    question = fit(question_data(staged, development, crossed, projects), question_penalty)
-    return Ranker(candidate, question, sharpness, rerank)
+    question = fit(question_data(candidate, development, crossed, projects), question_penalty)
+    return Ranker(candidate, question, sharpness)
 
 
 def scored(questions: Questions, ranker: Ranker, chosen: Sequence[int]) -> list[Scored]:
@@ -195,8 +149,9 @@ def scored(questions: Questions, ranker: Ranker, chosen: Sequence[int]) -> list[
     for q in chosen:
         g = questions.groups[q]
         rows = questions.rows.features[g]
-        relevance = ranker.relevance(rows, questions.cross(q, ranker))
-        found.append(Scored(questions.rows.cases[q], [questions.rows.spans[i] for i in g], relevance, rows))
+        found.append(
+            Scored(questions.rows.cases[q], [questions.rows.spans[i] for i in g], ranker.relevance(rows), rows)
+        )
     return found
 
 
@@ -257,11 +212,7 @@ def main() -> None:
             "cross_validated": {k: round(v, 3) for k, v in best.items()},
         }
         WEIGHTS.write_text(json.dumps(ranker.to_json(**recipe), indent=1) + "\n")
-        question_names = QUESTION_NAMES if ranker.rerank is None else CROSS_QUESTION_NAMES
-        models = [(NAMES, ranker.candidate), (question_names, ranker.question)]
-        if ranker.rerank is not None:
-            models.append((CROSS_NAMES, ranker.rerank))
-        for names, model in models:
+        for names, model in ((NAMES, ranker.candidate), (QUESTION_NAMES, ranker.question)):
             for name, weight in sorted(zip(names, model.weights, strict=True), key=lambda item: -abs(item[1])):
                 print(f"  {name:16} {weight:+.3f}")
 

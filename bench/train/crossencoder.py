@@ -1,4 +1,6 @@
-"""Fine-tune all-MiniLM-L6-v2 as a cross-encoder that re-scores the local judge's best candidates (issue 19, item 4).
+"""Fine-tune all-MiniLM-L6-v2 as a cross-encoder to re-score the local judge's best candidates (issue 19, item 4).
+
+Measured and not shipped: `bench/train/README.md` has the figures.
 
 The bi-encoder sees a question and a snippet apart, so its cosine says how alike two texts are, not whether one
 answers the other; a cross-encoder reads them together. `python -m bench.train.crossencoder --out DIR`, run with
@@ -9,8 +11,8 @@ the training venv (torch is never a runtime dependency of the product; see `DIR/
    baseline, `bench.quality.baselines.Bm25Baseline`) that neither overlap the gold nor have its text. The
    validation packages are the bi-encoder's (`biencoder.validation_packages`).
 2. **Input**: one sequence, `question [SEP] snippet text`, cut at the product encoder's 128 tokens, so the
-   product runs the exported file with its own `Embedder` (the same tokenizer, cut and pooling): the pair's
-   relevance logit is `HEAD . embedding + bias`, the head fitted here and shipped beside the weights.
+   product could run the exported file with its own `Embedder` (the same tokenizer, cut and pooling): the pair's
+   relevance logit is `HEAD . embedding + bias`, the head fitted here and written beside the weights.
 3. **Questions, not summaries**: the corpus's queries are doc-comment summaries ("Returns the user's name"); half
    of them (seeded) are asked as a newcomer asks (`as_question`: "where do we return the user's name").
 4. **Training**: pointwise binary cross-entropy (a probability, not only an order: the question model needs to
@@ -76,10 +78,8 @@ def as_question(summary: str, opening: str) -> str:
 
 
 def pair_text(question: str, snippet: str) -> str:
-    """The product's own pair text (`judge.local.cross_encoder`), imported once the product is on the path."""
-    from smartsearch_ls.judge.local.cross_encoder import pair_text as product_pair_text
-
-    return product_pair_text(question, snippet)
+    """The one sequence the cross-encoder reads (the tokenizer keeps `[SEP]` as its special token)."""
+    return f"{question} [SEP] {snippet}"
 
 
 def asked(query: str, seed: int, key: str) -> str:

@@ -64,14 +64,10 @@ class Embedder:
     @classmethod
     def load(cls, weights: str | Path | None = None, *, threads: int | None = None) -> Embedder:
         """Verify the weights (see `resolve_weights`) and open a CPU session on them."""
-        return cls.open(resolve_weights(weights).data, threads=threads)
-
-    @classmethod
-    def open(cls, model: bytes, *, threads: int | None = None) -> Embedder:
-        """A CPU session on verified model bytes of this model's shape (the cross-encoder's are too)."""
         with HEAVY_IMPORTS:  # ~0.15 s, paid by the first load rather than by every import of this module
             import onnxruntime as ort
 
+        model = resolve_weights(weights).data
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or 0  # 0: one thread per core
         # Threads that spin between runs steal the core the event loop and tokenizer need.

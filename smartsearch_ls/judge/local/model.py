@@ -5,8 +5,7 @@ its ranker weighs each candidate against its rivals (`ranker`), so it takes the 
 embedded, the candidates the shortlist brought without a cosine are embedded in calls of up to `PREPARE_CHUNK`
 (their vectors kept in the cache the index's shortlist shares, so none is embedded twice), then one matrix of
 features goes through the ranker. No Pydantic AI run, no agent graph: a search with cached vectors pays the
-features and two small matrix products, and, when the shipped ranker re-ranks, the cross-encoder's reading of the
-few best candidates (`cross_encoder`).
+features and two small matrix products.
 
 A snippet that performs nothing (only imports, docstrings, comments, bodiless signatures: `inert`) is capped at
 `INERT_CEILING`: it cannot perform the asked action, whatever it names.
@@ -17,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -26,7 +25,6 @@ from smartsearch_ls.embedding.cache import EmbeddingCache
 from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.embedding.loading import load_encoder
 from smartsearch_ls.judge.contract import Evidence
-from smartsearch_ls.judge.local.cross_encoder import CrossEncoder, cross_encoder
 from smartsearch_ls.judge.local.features import features, label, query_terms
 from smartsearch_ls.judge.local.inert import performs_nothing
 from smartsearch_ls.judge.local.ranker import Ranker, shipped_ranker
@@ -48,18 +46,10 @@ class LocalJudge:
 
     name = "local"
 
-    def __init__(
-        self,
-        embedder: Embedder,
-        *,
-        cache: EmbeddingCache | None = None,
-        ranker: Ranker | None = None,
-        reader: Callable[[], CrossEncoder] = cross_encoder,
-    ):
+    def __init__(self, embedder: Embedder, *, cache: EmbeddingCache | None = None, ranker: Ranker | None = None):
         self.embedder = embedder
         self.cache = cache if cache is not None else EmbeddingCache()
         self.ranker = ranker if ranker is not None else shipped_ranker()
-        self.reader = reader
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._queries_lock = threading.Lock()
 
@@ -71,8 +61,7 @@ class LocalJudge:
         if not shortlist:
             return []
         complete = await self._with_cosines(query, shortlist)
-        rows = features(query, complete, idf if idf is not None else _even(query))
-        scores = self.ranker.relevance(rows, await self._cross(query, complete, rows))
+        scores = self.ranker.relevance(features(query, complete, idf if idf is not None else _even(query)))
         return [
             min(float(score), INERT_CEILING) if performs_nothing(e.snippet.path, e.snippet.text) else float(score)
             for score, e in zip(scores, shortlist, strict=True)
@@ -87,18 +76,6 @@ class LocalJudge:
         complete = await self._with_cosines(query, shortlist)
         rows = features(query, complete, idf if idf is not None else _even(query))
         return [tuple((label(name, value), effect) for name, value, effect in row) for row in self.ranker.factors(rows)]
-
-    async def _cross(self, query: str, shortlist: Sequence[Evidence], rows: np.ndarray) -> np.ndarray | None:
-        """The cross-encoder's logits for the candidates the ranker has it read (NaN for the rest), or None when
-        the ranker does not re-rank."""
-        read = self.ranker.to_read(rows)
-        if not read:
-            return None
-        reader = await asyncio.to_thread(self.reader)  # loaded on the first search that needs it
-        logits = await asyncio.to_thread(reader.logits, query, [_embedded_text(shortlist[i]) for i in read])
-        cross = np.full(len(rows), np.nan)
-        cross[read] = logits
-        return cross
 
     async def _with_cosines(self, query: str, shortlist: Sequence[Evidence]) -> list[Evidence]:
         """The shortlist with every cosine known: the shortlist's own where it had one, else from the vector of

@@ -44,13 +44,6 @@ QUESTION_NAMES = (
 )
 """The question model's inputs, in order (`question_features`)."""
 
-CROSS_NAMES = ("logit", "cross")
-"""The re-ranking model's inputs: the candidate model's logit and the cross-encoder's."""
-CROSS_QUESTION_NAMES = (*QUESTION_NAMES, "best_cross")
-"""The question model's inputs when a cross-encoder re-reads the best candidates."""
-CROSS_CANDIDATES = 16
-"""The best candidates, by the candidate model, that the cross-encoder re-reads."""
-
 Rows = npt.NDArray[np.float64]
 
 
@@ -98,15 +91,13 @@ class Logistic:
         }
 
 
-def question_features(rows: Rows, logits: Rows, cross: Rows | None = None) -> Rows:
-    """How the shortlist's best candidates stand, from their rows of `features` and their logits; with `cross`
-    (the cross-encoder's logits, NaN where it did not read), also the best of those."""
+def question_features(rows: Rows, logits: Rows) -> Rows:
+    """How the shortlist's best candidates stand, from their rows of `features` and candidate-model logits."""
     column = {name: i for i, name in enumerate(NAMES)}
     order = np.argsort(-logits, kind="stable")
     best = order[0]
     ranked = logits[order]
     cosines = rows[:, column["cosine"]]
-    read = [] if cross is None else [float(np.nanmax(cross))] if np.isfinite(cross).any() else [0.0]
     return np.array(
         [
             ranked[0],
@@ -118,7 +109,6 @@ def question_features(rows: Rows, logits: Rows, cross: Rows | None = None) -> Ro
             rows[best, column["name_coverage"]],
             rows[best, column["root_coverage"]],
             rows[best, column["lexical"]],
-            *read,
         ]
     )
 
@@ -130,34 +120,13 @@ class Ranker:
     candidate: Logistic
     question: Logistic
     sharpness: float
-    rerank: Logistic | None = None
-    """Over `CROSS_NAMES`, when a cross-encoder re-reads the best candidates; the question model then reads
-    `CROSS_QUESTION_NAMES`."""
 
-    def to_read(self, rows: Rows) -> list[int]:
-        """The candidates the cross-encoder should read (none without a re-ranking model), best first."""
-        if self.rerank is None or len(rows) == 0:
-            return []
-        return [int(i) for i in np.argsort(-self.candidate.logits(rows), kind="stable")[:CROSS_CANDIDATES]]
-
-    def logits(self, rows: Rows, cross: Rows | None = None) -> Rows:
-        """The candidates' final logits: the candidate model's, re-ranked by the cross-encoder's where it read
-        (an unread candidate counts as the least of the read ones, so it stays below them)."""
-        logits = self.candidate.logits(rows)
-        if self.rerank is None or cross is None or not np.isfinite(cross).any():
-            return logits
-        read = np.where(np.isfinite(cross), cross, np.nanmin(cross))
-        return self.rerank.logits(np.column_stack([logits, read]))
-
-    def relevance(self, rows: Rows, cross: Rows | None = None) -> Rows:
-        """Each candidate's relevance, from its row of `features` within its shortlist and, with a re-ranking
-        model, the cross-encoder's logits for `to_read(rows)` (NaN elsewhere)."""
+    def relevance(self, rows: Rows) -> Rows:
+        """Each candidate's relevance, from its row of `features` within its shortlist."""
         if len(rows) == 0:
             return np.zeros(0)
-        if self.rerank is not None and cross is None:
-            raise ValueError("this ranker re-ranks with a cross-encoder: pass its logits for `to_read(rows)`")
-        logits = self.logits(rows, cross)
-        answered = float(self.question.probabilities(question_features(rows, logits, cross)[None, :])[0])
+        logits = self.candidate.logits(rows)
+        answered = float(self.question.probabilities(question_features(rows, logits)[None, :])[0])
         odds = np.exp(np.clip(logits - logits.max(), -40.0, 0.0))  # against the best, through the sigmoid's odds
         return answered * odds**self.sharpness
 
@@ -170,21 +139,16 @@ class Ranker:
 
     @classmethod
     def from_json(cls, document: dict[str, object]) -> Ranker:
-        rerank = document.get("rerank")
-        question_names = QUESTION_NAMES if rerank is None else CROSS_QUESTION_NAMES
         return cls(
             Logistic.from_json(document["candidate"], NAMES),  # type: ignore[arg-type]
-            Logistic.from_json(document["question"], question_names),  # type: ignore[arg-type]
+            Logistic.from_json(document["question"], QUESTION_NAMES),  # type: ignore[arg-type]
             float(document["sharpness"]),  # type: ignore[arg-type]
-            None if rerank is None else Logistic.from_json(rerank, CROSS_NAMES),  # type: ignore[arg-type]
         )
 
     def to_json(self, **recipe: object) -> dict[str, object]:
-        reranked = self.rerank is not None
         return {
             "candidate": self.candidate.to_json(NAMES),
-            "question": self.question.to_json(CROSS_QUESTION_NAMES if reranked else QUESTION_NAMES),
-            **({"rerank": self.rerank.to_json(CROSS_NAMES)} if self.rerank is not None else {}),
+            "question": self.question.to_json(QUESTION_NAMES),
             "sharpness": self.sharpness,
             **recipe,
         }
