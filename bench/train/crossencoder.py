@@ -275,9 +275,7 @@ def train(args: argparse.Namespace) -> int:
     steps_per_epoch = math.ceil(len(train_queries) / args.batch)
     total = steps_per_epoch * args.epochs
     warmup = max(1, int(biencoder.WARMUP * total))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: biencoder.linear_schedule(s, total, warmup)
-    )
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: biencoder.linear_schedule(s, total, warmup))
     if (out / "log.jsonl").exists():
         (out / "log.jsonl").unlink()
     biencoder.log(out, {"event": "start", "config": config(args, len(train_queries)), "steps": total})
