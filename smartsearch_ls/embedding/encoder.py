@@ -29,9 +29,10 @@ if TYPE_CHECKING:
     import onnxruntime as ort
 
 MAX_TOKENS = 128
-BATCH_SIZE = 16
-"""Texts per ONNX run: large enough to amortize the call, small enough to keep padding and memory low (at 128
-tokens on two cores, batches of 4-16 ran 3% faster than 32 and 5% faster than 64: activations stay in cache)."""
+BATCH_SIZE = 4
+"""Texts per ONNX run. ONNX Runtime's arena keeps, for the life of the process, what the largest batch needed, so
+the batch is as small as runs no slower: larger batches amortize nothing here (their activations leave the CPU's
+cache) and only raise the server's resident memory (`python -m bench.embed_batch` measures both)."""
 
 DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
 """Session rewrites that measured slower: onnxruntime's fused residual-add + layer norm took 2 CPU-ms per
