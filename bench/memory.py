@@ -1,10 +1,11 @@
 """Where a server's resident memory goes: each part the server holds for a root, loaded in turn in one process.
 
 `python -m bench.memory [--corpus large]` (after `python -m bench prepare`; with the cache a search of the corpus
-filled, e.g. `smartsearch query "..." --root bench/.corpora/large`, so the index loads warm) prints the process's resident memory (`VmRSS`) after the server's
-imports, the warm root index, the local model, the dense index as persisted, the symbol index with its import
-graph, and one search judged by the local judge (its 128 candidates embedded on the spot), then the peak
-(`VmHWM`). A fully embedded root also holds one float32 vector per snippet, printed as its size.
+filled, e.g. `smartsearch query "..." --root bench/.corpora/large`, so the index loads warm) prints the process's
+resident memory (`VmRSS`) after the server's imports, the warm root index, the local model, the dense index as
+persisted, the symbol index with its import graph, and one search judged by the local judge (its 128 candidates
+embedded on the spot), then the peak (`VmHWM`). A fully embedded root also holds one float32 vector per snippet,
+printed as its size.
 """
 
 from __future__ import annotations
