@@ -189,7 +189,7 @@ class Folders:
                     await asyncio.to_thread(self._forget_stale_judgments, index)
                 # The index is millions of long-lived objects that are never cyclic garbage; out of the cyclic
                 # collector's reach, a full collection no longer walks them during a keystroke's update or a
-                # search (`bench.engine --corpus large`: an 8,082-line file's keystroke update 182-185 -> 82-87 ms).
+                # search (`bench.engine --corpus large` measures the update with the heap frozen).
                 # Dropping folders (`remove`, or new settings that replace them all) unfreezes it again.
                 gc.freeze()
                 if self.semantic:
