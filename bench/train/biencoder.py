@@ -39,6 +39,7 @@ import random
 import sys
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -203,69 +204,118 @@ def chunk_corpus(root: Path, *, code_only: bool = False) -> list[dict[str, Any]]
     return snippets
 
 
-# --- step 1: data -----------------------------------------------------------------------------------------------
+# --- step 1: data (shared with `crossencoder`) -----------------------------------------------------------------
 
 
-def prepare(out: Path, seed: int) -> dict[str, Any]:
-    """Build (or reuse) `out/data.json`: packages, their snippets, queries with gold and hard negatives."""
-    path = out / "data.json"
-    digest = hashlib.sha256(QUERIES_FILE.read_bytes()).hexdigest()
-    if path.exists():
-        data = json.loads(path.read_text())
-        if data["queries_sha256"] == digest and data["version"] == DATA_VERSION and data["seed"] == seed:
-            return data
-    from bench.quality.baselines import Bm25Baseline
+def queries_digest() -> str:
+    return hashlib.sha256(QUERIES_FILE.read_bytes()).hexdigest()
 
+
+def reusable_data(path: Path, seed: int, version: int) -> dict[str, Any] | None:
+    """`path`'s data when it was built from today's queries file, with this seed and data version."""
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    fresh = data["queries_sha256"] == queries_digest() and data["version"] == version and data["seed"] == seed
+    return data if fresh else None
+
+
+def save_data(path: Path, data: dict[str, Any]) -> None:
+    """Write `data` whole or not at all (a run stopped mid-write leaves the old file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(data))
+    partial.replace(path)
+
+
+def training_queries(seed: int) -> tuple[dict[str, list[dict[str, Any]]], dict[str, tuple[str, int]], list[str]]:
+    """The corpus's queries by package, each package's `(language, query count)`, and the validation packages."""
     rows = [json.loads(line) for line in QUERIES_FILE.read_text().splitlines() if line.strip()]
     by_package: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_package.setdefault(row["corpus"].removeprefix("train/"), []).append(row)
     counts = {name: (qs[0]["language"], len(qs)) for name, qs in by_package.items()}
-    held_out = validation_packages(counts, VALIDATION_FRACTION, seed)
+    return by_package, counts, validation_packages(counts, VALIDATION_FRACTION, seed)
+
+
+@dataclass(frozen=True)
+class RankedPackage:
+    """A package's snippets, and for each query whose gold snippet was cut as the corpus says, the BM25 order."""
+
+    snippets: list[dict[str, Any]]
+    spans: list[Span]
+    texts: list[str]
+    found: list[tuple[dict[str, Any], int, list[int]]]
+    """(query row, gold snippet index, snippet indices best first by BM25)."""
+    missing: int
+    """Queries whose gold span is not one of the snippets."""
+
+
+def rank_package(name: str, rows: Sequence[dict[str, Any]], depth: int) -> RankedPackage:
+    """`rows` of one package against its snippets: the gold's index and BM25's `depth` best."""
+    from bench.quality.baselines import Bm25Baseline
+
+    root = TRAIN_ROOT / name
+    snippets = chunk_corpus(root)
+    spans = [(s["path"], s["start_line"], s["end_line"]) for s in snippets]
+    index_of = {span: i for i, span in enumerate(spans)}
+    bm25 = Bm25Baseline(root)
+    found = []
+    for row in rows:
+        g = row["gold"][0]
+        gold = index_of.get((g["path"], g["start_line"], g["end_line"]))
+        if gold is None:
+            continue
+        ranked = bm25.search(row["query"], limit=0, shortlist=depth).shortlist
+        found.append((row, gold, [index_of[span] for span in ranked if span in index_of]))
+    return RankedPackage(snippets, spans, [s["text"] for s in snippets], found, len(rows) - len(found))
+
+
+def prepare(out: Path, seed: int) -> dict[str, Any]:
+    """Build (or reuse) `out/data.json`: packages, their snippets, queries with gold and hard negatives."""
+    path = out / "data.json"
+    if (data := reusable_data(path, seed, DATA_VERSION)) is not None:
+        return data
+    by_package, counts, held_out = training_queries(seed)
     packages: dict[str, Any] = {}
     queries: list[dict[str, Any]] = []
     started = time.monotonic()
     for name in sorted(by_package):
-        root = TRAIN_ROOT / name
-        snippets = chunk_corpus(root)
-        spans = [(s["path"], s["start_line"], s["end_line"]) for s in snippets]
-        texts = [s["text"] for s in snippets]
-        index_of = {span: i for i, span in enumerate(spans)}
-        bm25 = Bm25Baseline(root)
-        missing = 0
-        for row in by_package[name]:
-            g = row["gold"][0]
-            gold = index_of.get((g["path"], g["start_line"], g["end_line"]))
-            if gold is None:
-                missing += 1
-                continue
-            ranked = [index_of[s] for s in bm25.search(row["query"], limit=0, shortlist=50).shortlist if s in index_of]
+        ranked = rank_package(name, by_package[name], depth=50)
+        for row, gold, order in ranked.found:
             queries.append(
                 {
                     "package": name,
                     "language": row["language"],
                     "query": row["query"],
                     "gold": gold,
-                    "hard": hard_negatives(ranked, gold, spans, texts, HARD_POOL),
+                    "hard": hard_negatives(order, gold, ranked.spans, ranked.texts, HARD_POOL),
                     "split": "validation" if name in held_out else "train",
                 }
             )
-        packages[name] = {"language": counts[name][0], "snippets": snippets, "missing_gold": missing}
-        print(f"data: {name}: {len(snippets)} snippets, {len(by_package[name])} queries, {missing} gold not found")
+        packages[name] = {"language": counts[name][0], "snippets": ranked.snippets, "missing_gold": ranked.missing}
+        print(
+            f"data: {name}: {len(ranked.snippets)} snippets, {len(by_package[name])} queries, "
+            f"{ranked.missing} gold not found"
+        )
     data = {
         "version": DATA_VERSION,
         "seed": seed,
-        "queries_sha256": digest,
+        "queries_sha256": queries_digest(),
         "validation_packages": held_out,
         "packages": packages,
         "queries": queries,
         "seconds": round(time.monotonic() - started, 1),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial")
-    partial.write_text(json.dumps(data))
-    partial.replace(path)
+    save_data(path, data)
     return data
+
+
+def mean_pooled(torch: Any, states: Any, mask: Any) -> Any:
+    """Unit vectors of the token states' mean under the attention mask, as the product's encoder pools."""
+    weights = mask.unsqueeze(-1).to(states.dtype)
+    pooled = (states * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(pooled, dim=-1)
 
 
 # --- step 2 and 3: torch ----------------------------------------------------------------------------------------
@@ -300,9 +350,7 @@ class Encoder:
         """Unit vectors, `(len(texts), 384)`, with gradients when the model is in training mode."""
         ids, mask = self.batch(texts, query=query)
         states = self.model(input_ids=ids, attention_mask=mask, token_type_ids=self.torch.zeros_like(ids))[0]
-        weights = mask.unsqueeze(-1).to(states.dtype)
-        pooled = (states * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-        return self.torch.nn.functional.normalize(pooled, dim=-1)
+        return mean_pooled(self.torch, states, mask)
 
     def embed(self, texts: Sequence[str], *, query: bool, batch: int = 32) -> Any:
         """Unit vectors without gradients, in batches sorted by length (little padding)."""
@@ -364,6 +412,41 @@ def log(out: Path, record: dict[str, Any]) -> None:
     print(json.dumps(record), flush=True)
     with (out / "log.jsonl").open("a") as handle:
         handle.write(json.dumps(record) + "\n")
+
+
+class ProgressLog:
+    """A `progress` line in the run's log at most every `REPORT_SECONDS` and at each epoch's last step: the mean
+    loss per pair and the pairs per second since the line before."""
+
+    REPORT_SECONDS = 120
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self._start, self._pairs, self._loss = time.monotonic(), 0, 0.0
+
+    def step(self, now: float, pairs: int, loss: float, *, last: bool, **fields: Any) -> None:
+        self._pairs += pairs
+        self._loss += loss * pairs
+        if now - self._start < self.REPORT_SECONDS and not last:
+            return
+        record = {
+            "event": "progress",
+            **fields,
+            "loss": round(self._loss / max(1, self._pairs), 4),
+            "pairs_per_s": round(self._pairs / (now - self._start), 2),
+        }
+        log(self.out, record)
+        self._start, self._pairs, self._loss = now, 0, 0.0
+
+
+def training_arguments(parser: argparse.ArgumentParser, *, epochs: int, batch: int, lr: float) -> None:
+    """The options both training scripts take: the run folder, the schedule, the seed and a smoke-run limit."""
+    parser.add_argument("--out", type=Path, required=True, help="run folder: data, checkpoints, epochs, log")
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--batch", type=int, default=batch, help="queries per step (each brings its negatives)")
+    parser.add_argument("--lr", type=float, default=lr)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--limit", type=int, default=0, help="train on this many queries only (a smoke run)")
 
 
 def train(args: argparse.Namespace) -> int:
@@ -438,7 +521,7 @@ def train(args: argparse.Namespace) -> int:
         }
 
     session_start = last_save = time.monotonic()
-    window_start, window_pairs, window_loss = time.monotonic(), 0, 0.0
+    progress = ProgressLog(out)
     while epoch < args.epochs:
         order = epoch_order(len(train_queries), args.seed, epoch)
         while step < steps_per_epoch:
@@ -469,22 +552,16 @@ def train(args: argparse.Namespace) -> int:
             step += 1
             now = time.monotonic()
             trained_seconds += now - started
-            window_pairs += len(chosen)
-            window_loss += float(loss.detach()) * len(chosen)
-            if now - window_start >= 120 or step == steps_per_epoch:
-                log(
-                    out,
-                    {
-                        "event": "progress",
-                        "epoch": epoch + 1,
-                        "step": step,
-                        "of": steps_per_epoch,
-                        "loss": round(window_loss / max(1, window_pairs), 4),
-                        "pairs_per_s": round(window_pairs / (now - window_start), 2),
-                        "lr": scheduler.get_last_lr()[0],
-                    },
-                )
-                window_start, window_pairs, window_loss = now, 0, 0.0
+            progress.step(
+                now,
+                len(chosen),
+                float(loss.detach()),
+                last=step == steps_per_epoch,
+                epoch=epoch + 1,
+                step=step,
+                of=steps_per_epoch,
+                lr=scheduler.get_last_lr()[0],
+            )
             if now - last_save >= args.checkpoint_minutes * 60:
                 save_checkpoint(checkpoint_path, state_now())
                 last_save = time.monotonic()
@@ -536,13 +613,8 @@ def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.train.biencoder", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="run folder: data, checkpoints, epochs, log")
+    training_arguments(parser, epochs=EPOCHS, batch=BATCH, lr=LEARNING_RATE)
     parser.add_argument("--resume", action="store_true", help="continue from DIR/checkpoint.pt")
-    parser.add_argument("--epochs", type=int, default=EPOCHS)
-    parser.add_argument("--batch", type=int, default=BATCH)
-    parser.add_argument("--lr", type=float, default=LEARNING_RATE)
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--limit", type=int, default=0, help="train on this many queries only (a smoke run)")
     parser.add_argument("--patience", type=int, default=1, help="epochs without a validation gain before stopping")
     parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
     parser.add_argument("--max-minutes", type=float, default=0.0, help="pause (checkpoint, exit 3) after this long")

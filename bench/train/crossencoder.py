@@ -29,7 +29,6 @@ the training venv (torch is never a runtime dependency of the product; see `DIR/
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import random
@@ -101,59 +100,36 @@ def lexical_rank(ranked: list[int], gold: int, shortlist: list[int]) -> int:
 def prepare(out: Path, seed: int) -> dict[str, Any]:
     """Build (or reuse) `out/data.json`: packages, snippets, and per query its gold and BM25 shortlist."""
     path = out / "data.json"
-    digest = hashlib.sha256(biencoder.QUERIES_FILE.read_bytes()).hexdigest()
-    if path.exists():
-        data = json.loads(path.read_text())
-        if data["queries_sha256"] == digest and data["version"] == DATA_VERSION and data["seed"] == seed:
-            return data
-    from bench.quality.baselines import Bm25Baseline
-
-    rows = [json.loads(line) for line in biencoder.QUERIES_FILE.read_text().splitlines() if line.strip()]
-    by_package: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        by_package.setdefault(row["corpus"].removeprefix("train/"), []).append(row)
-    counts = {name: (qs[0]["language"], len(qs)) for name, qs in by_package.items()}
-    held_out = biencoder.validation_packages(counts, biencoder.VALIDATION_FRACTION, seed)
+    if (data := biencoder.reusable_data(path, seed, DATA_VERSION)) is not None:
+        return data
+    by_package, _, held_out = biencoder.training_queries(seed)
     packages: dict[str, Any] = {}
     queries: list[dict[str, Any]] = []
     for name in sorted(by_package):
-        root = biencoder.TRAIN_ROOT / name
-        snippets = biencoder.chunk_corpus(root)
-        spans = [(s["path"], s["start_line"], s["end_line"]) for s in snippets]
-        texts = [s["text"] for s in snippets]
-        index_of = {span: i for i, span in enumerate(spans)}
-        bm25 = Bm25Baseline(root)
-        for row in by_package[name]:
-            g = row["gold"][0]
-            gold = index_of.get((g["path"], g["start_line"], g["end_line"]))
-            if gold is None:
-                continue
-            ranked = [index_of[s] for s in bm25.search(row["query"], limit=0, shortlist=64).shortlist if s in index_of]
-            shortlist = biencoder.hard_negatives(ranked, gold, spans, texts, SHORTLIST)
+        ranked = biencoder.rank_package(name, by_package[name], depth=64)
+        for row, gold, order in ranked.found:
+            shortlist = biencoder.hard_negatives(order, gold, ranked.spans, ranked.texts, SHORTLIST)
             queries.append(
                 {
                     "package": name,
                     "query": row["query"],
                     "gold": gold,
                     "shortlist": shortlist,
-                    "lexical_rank": lexical_rank(ranked, gold, shortlist),
+                    "lexical_rank": lexical_rank(order, gold, shortlist),
                     "split": "validation" if name in held_out else "train",
                 }
             )
-        packages[name] = {"snippets": texts}
-        print(f"data: {name}: {len(snippets)} snippets, {len(by_package[name])} queries", flush=True)
+        packages[name] = {"snippets": ranked.texts}
+        print(f"data: {name}: {len(ranked.snippets)} snippets, {len(by_package[name])} queries", flush=True)
     data = {
         "version": DATA_VERSION,
         "seed": seed,
-        "queries_sha256": digest,
+        "queries_sha256": biencoder.queries_digest(),
         "validation_packages": held_out,
         "packages": packages,
         "queries": queries,
     }
-    out.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial")
-    partial.write_text(json.dumps(data))
-    partial.replace(path)
+    biencoder.save_data(path, data)
     return data
 
 
@@ -175,9 +151,7 @@ class CrossEncoder:
         ids = torch.tensor([e.ids for e in encodings], dtype=torch.long)
         mask = torch.tensor([e.attention_mask for e in encodings], dtype=torch.long)
         states = self.model(input_ids=ids, attention_mask=mask, token_type_ids=torch.zeros_like(ids))[0]
-        weights = mask.unsqueeze(-1).to(states.dtype)
-        pooled = (states * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-        return self.head(HEAD_SCALE * torch.nn.functional.normalize(pooled, dim=-1)).squeeze(-1)
+        return self.head(HEAD_SCALE * biencoder.mean_pooled(torch, states, mask)).squeeze(-1)
 
     def score(self, texts: Sequence[str], batch: int = 32) -> list[float]:
         torch = self.torch
@@ -282,7 +256,7 @@ def train(args: argparse.Namespace) -> int:
     history: list[dict[str, Any]] = []
     trained = 0.0
     for epoch in range(args.epochs):
-        window_start, window_pairs, window_loss = time.monotonic(), 0, 0.0
+        progress = biencoder.ProgressLog(out)
         model.model.train()
         for step, (texts, labels) in enumerate(batches(data, train_queries, args.seed, epoch, args.batch), 1):
             started = time.monotonic()
@@ -294,21 +268,15 @@ def train(args: argparse.Namespace) -> int:
             scheduler.step()
             now = time.monotonic()
             trained += now - started
-            window_pairs += len(texts)
-            window_loss += float(loss.detach()) * len(texts)
-            if now - window_start >= 120 or step == steps_per_epoch:
-                biencoder.log(
-                    out,
-                    {
-                        "event": "progress",
-                        "epoch": epoch + 1,
-                        "step": step,
-                        "of": steps_per_epoch,
-                        "loss": round(window_loss / max(1, window_pairs), 4),
-                        "pairs_per_s": round(window_pairs / (now - window_start), 2),
-                    },
-                )
-                window_start, window_pairs, window_loss = now, 0, 0.0
+            progress.step(
+                now,
+                len(texts),
+                float(loss.detach()),
+                last=step == steps_per_epoch,
+                epoch=epoch + 1,
+                step=step,
+                of=steps_per_epoch,
+            )
         target = out / f"epoch-{epoch + 1}"
         model.save(target)
         figures = validate(model, data)
@@ -339,12 +307,7 @@ def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.train.crossencoder", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="run folder: data, epochs, log")
-    parser.add_argument("--epochs", type=int, default=EPOCHS)
-    parser.add_argument("--batch", type=int, default=BATCH, help="queries per step (each brings its negatives)")
-    parser.add_argument("--lr", type=float, default=LEARNING_RATE)
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--limit", type=int, default=0, help="train on this many queries only (a smoke run)")
+    biencoder.training_arguments(parser, epochs=EPOCHS, batch=BATCH, lr=LEARNING_RATE)
     args = parser.parse_args(argv)
     biencoder.use_project_modules()
     return train(args)
