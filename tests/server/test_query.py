@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
+from pytest_lsp import LanguageClient
 
 from tests.support.faults import poll
 from tests.support.model_servers import ModelServer
@@ -255,7 +256,7 @@ async def test_a_search_cancelled_while_its_progress_token_is_pending_leaves_no_
     """The server asks for a progress token before judging; a client that answers late, after the search was
     cancelled, must find pygls still waiting for that answer (it logged InvalidStateError under the soak)."""
 
-    async def slow_create(client: object, params: types.WorkDoneProgressCreateParams) -> None:
+    async def slow_create(client: LanguageClient, params: types.WorkDoneProgressCreateParams) -> None:
         await asyncio.sleep(1.0)
 
     log_file = tmp_path / "server.log"
