@@ -594,8 +594,8 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
-def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
-    """What fixes a run's result; a resumption must match it."""
+def schedule(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
+    """The part of a run's settings `training_arguments` gives, and how many queries it trains on."""
     return {
         "epochs": args.epochs,
         "batch": args.batch,
@@ -603,6 +603,13 @@ def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
         "seed": args.seed,
         "limit": args.limit,
         "train_queries": train_count,
+    }
+
+
+def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
+    """What fixes a run's result; a resumption must match it."""
+    return {
+        **schedule(args, train_count),
         "temperature": TEMPERATURE,
         "hard_negatives": HARD_NEGATIVES,
         "query_tokens": QUERY_TOKENS,

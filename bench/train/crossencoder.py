@@ -290,13 +290,8 @@ def train(args: argparse.Namespace) -> int:
 
 def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
     return {
-        "epochs": args.epochs,
-        "batch": args.batch,
-        "lr": args.lr,
+        **biencoder.schedule(args, train_count),
         "head_lr": HEAD_LEARNING_RATE,
-        "seed": args.seed,
-        "limit": args.limit,
-        "train_queries": train_count,
         "hard_negatives": HARD_NEGATIVES,
         "random_negatives": RANDOM_NEGATIVES,
         "question_share": QUESTION_SHARE,
