@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from smartsearch_ls.index import store
+from smartsearch_ls.index.dense import DenseIndex
+from smartsearch_ls.index.root_index import RootIndex
 from tests.conftest import SAMPLE_PROJECT, write_tree
 from tests.support.model_servers import ModelServer
 
@@ -123,6 +125,29 @@ def test_the_vectors_a_search_computed_are_kept_for_the_next_run(project: Path, 
     payload = store.load(vectors)
     assert payload is not None and payload["root"] == str(project.resolve())
     assert len(payload["keys"]) == coverage["snippets"]  # the shortlist's and the judge's alike
+
+
+def test_a_one_shot_answer_does_not_depend_on_how_far_background_embedding_got(project: Path, tmp_path: Path) -> None:
+    """The server embeds a folder in the background and shares the vectors with the command line through the
+    cache: a search run before and one run halfway through must answer alike (item 6 of the relevance issue)."""
+    args = ["query", "read the JSON configuration file", "--root", str(project), "--candidates", "3", "--json"]
+    before = run(args, None, tmp_path)
+    assert before.returncode == 0, before.stderr
+    index, _ = RootIndex.open_warm(project.resolve(), cache_dir=tmp_path / "smartsearch-ls")
+    dense = DenseIndex.for_root(index)
+    done, total = dense.progress()
+    assert 0 < done <= 3 < total - 2  # the first run embedded its lexical candidates, nothing else
+    # As background embedding would, stopped short of the end: code comes first, so the README (which a behavior
+    # search leaves out) and one code snippet are left.
+    while dense.progress()[0] < total - 2:
+        dense.embed_pending(1)
+    assert dense.persist()
+    halfway = run(args, None, tmp_path)
+    assert halfway.returncode == 0, halfway.stderr
+    answer, later = json.loads(before.stdout), json.loads(halfway.stdout)
+    assert answer["matches"] and later["matches"] == answer["matches"]
+    assert later["coverage"]["snippets"] == answer["coverage"]["snippets"] == total - 1
+    assert any("Embedding has reached 87% of snippets" in w for w in later["warnings"])
 
 
 def test_a_symbol_search_does_not_load_the_embedded_model(project: Path, tmp_path: Path) -> None:

@@ -3,10 +3,10 @@
 Vectors are what sentence-transformers computes for this model (mean of the token states under the attention
 mask, then L2-normalized), so a dot product is a cosine. Texts are cut at 128 tokens: the judge only needs
 the head of a snippet (its signature and first lines), and attention cost grows with the square of the length.
-Batches are sorted by token count and padded only to their longest text, so short texts do not pay for long
-ones (0.3% padding over the click and zod snippets; 7% when sorted by characters).
-The shipped model quantizes its activations per batch, so a vector moves slightly with the company it
-is computed in (cosine with itself computed alone: median 0.99, min 0.98): fine to cache, not bit-exact.
+Each text is run alone: the shipped model quantizes its activations per run, so a vector computed in a batch
+moves with the company it is computed in (cosine with itself computed alone: median 0.99, min 0.98). Alone, a
+snippet's vector is the same whoever computes it (background embedding, the shortlist, the judge), and so is
+every ranking built on it: a search answers the same whatever background embedding had reached.
 
 One `Embedder` runs one inference at a time: ONNX Runtime already spreads a batch over every core, and two
 batches at once would only fight over them. Calls block, so async code runs them in a worker thread.
@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     import onnxruntime as ort
 
 MAX_TOKENS = 128
-BATCH_SIZE = 4
-"""Texts per ONNX run. ONNX Runtime's arena keeps, for the life of the process, what the largest batch needed, so
-the batch is as small as runs no slower: larger batches amortize nothing here (their activations leave the CPU's
-cache) and only raise the server's resident memory (`python -m bench.embed_batch` measures both)."""
+BATCH_SIZE = 1
+"""Texts per ONNX run: one, so a vector does not depend on its batch (above). Larger batches amortize little here
+(their activations leave the CPU's cache) and ONNX Runtime's arena keeps, for the life of the process, what the
+largest one needed (`python -m bench.embed_batch` measures both)."""
 
 DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
 """Session rewrites that measured slower: onnxruntime's fused residual-add + layer norm took 2 CPU-ms per

@@ -11,9 +11,9 @@ for a whole root. So snippets are embedded ahead of time, in small batches the s
 - in one float32 matrix, so a query is one matrix-vector product. Rows no live snippet uses are recycled at
   `persist`, which is also when they are dropped from disk.
 - on disk beside the index (`dense/<index file name>` under the cache directory), through `store`'s atomic,
-  checksummed write, as float16 (half the bytes; cosines move by ~1e-3, less than the quantized model's own
-  batch-to-batch jitter). A missing, damaged or other-model file is a cache miss; an unwritable directory
-  leaves the vectors in memory only.
+  checksummed write, as float16 (half the bytes; cosines move by ~1e-3). Rows in memory hold the same float16
+  values, so a cosine does not depend on whether its vector was loaded or computed. A missing, damaged or
+  other-model file is a cache miss; an unwritable directory leaves the vectors in memory only.
 - shared with the `local` judge: a vector the judge already computed is taken from its `EmbeddingCache`, and
   the shortlist hands its candidates' vectors to that cache, so a shortlisted snippet is not embedded twice.
 
@@ -35,7 +35,7 @@ import numpy.typing as npt
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.embedding.cache import content_key
-from smartsearch_ls.embedding.encoder import DIMENSIONS, MAX_TOKENS, snippet_text
+from smartsearch_ls.embedding.encoder import BATCH_SIZE, DIMENSIONS, MAX_TOKENS, snippet_text
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.embedding.weights import MODEL_SHA256, LocalModelUnavailable
 from smartsearch_ls.index import store
@@ -43,8 +43,9 @@ from smartsearch_ls.index.root_index import RootIndex
 
 log = logging.getLogger(__name__)
 
-VECTORS = f"{MODEL_SHA256}/{MAX_TOKENS}"
-"""What persisted vectors are valid for: these weights, texts cut at this many tokens."""
+VECTORS = f"{MODEL_SHA256}/{MAX_TOKENS}/{BATCH_SIZE}"
+"""What persisted vectors are valid for: these weights, texts cut at this many tokens, run this many at a time
+(a batch's company moves a vector)."""
 
 NO_ROW, RETIRED = -1, -2
 """`_doc_rows` values of a doc without a vector: one still waiting, and one retired (so `pending` need not look)."""
@@ -304,7 +305,7 @@ class DenseIndex:
                 row = self._used
                 self._used += 1
             self._row_of[key] = row
-        self._rows[row] = vector
+        self._rows[row] = vector.astype(np.float16)  # as `persist` stores it
 
     def _collect(self) -> None:
         """Free the rows of keys no live snippet has, and unlink retired docs from their rows."""

@@ -4,10 +4,11 @@ It is a shortlist, not a verdict. BM25 misses code worded unlike the query, so w
 `DenseIndex` the snippets nearest the query's vector are candidates too, and both signals are fused into one
 score: a weighted mix of their z-scores over the scope (weight measured in `bench/hybrid/`; equal-weight
 reciprocal rank fusion was measured worse than either signal's scores). Snippets not embedded yet simply have
-no cosine; the best lexical candidates are embedded on the spot, so the fused order of what is judged is
-right even while background embedding is under way. The result says how many snippets were in scope, how many
-were shortlisted, and what share of them the semantic side covered; a scope no larger than `candidates` is
-shortlisted whole, and then the search is complete: every snippet was judged.
+no cosine; the best lexical candidates are embedded on the spot, and until every snippet has a vector only
+theirs take part, so the answer is the same whatever background embedding had reached. The result says how
+many snippets were in scope, how many were shortlisted, and what share of them the semantic side covered; a
+scope no larger than `candidates` is shortlisted whole, and then the search is complete: every snippet was
+judged.
 """
 
 from __future__ import annotations
@@ -98,10 +99,12 @@ class Shortlist:
     dense_used: bool = False
     """Cosines took part in the ranking: some scope had an embedding index, a model, and embedded snippets."""
     embedded: int = 0
-    """In-scope snippets that had a vector, so the semantic side could pick them."""
+    """In-scope snippets whose cosine took part in the ranking."""
     documentation: int = 0
     """Snippets of prose documentation left out (`documentation=False`): counted in `files` (their files) but not
     in `snippets`, which are the snippets the shortlist chose from."""
+    vectors: int = 0
+    """In-scope snippets that had a vector: below `snippets`, background embedding is still under way."""
 
     @property
     def dense_coverage(self) -> float:
@@ -144,17 +147,18 @@ def shortlist(
     """The best `candidates` snippets of all scopes for `query`, best first.
 
     `dense` holds the embedding indexes of the scopes' roots (matched by `index`); with none, or without a
-    model, the ranking is BM25 alone. Up to `embed_missing` (default `candidates`) of the best lexical
-    candidates that lack a vector are embedded now, ~40 CPU-ms each; 0 never embeds at search time.
+    model, the ranking is BM25 alone. Up to `embed_missing` (default: all) of each scope's `candidates` best
+    lexical candidates that lack a vector are embedded now, ~10 CPU-ms each; 0 never embeds at search time.
+    Until a scope's every snippet has a vector, its cosines are those of that pool alone (`_settled`).
     `documentation=False` leaves prose documentation files out (`discovery.documentation`), except those a
     scope's glob about documentation names (`Scope.asks_for`).
     """
     weights = query_weights(query)
     by_root = {id(d.index): d for d in dense}
-    budget = candidates if embed_missing is None else embed_missing
+    budget = embed_missing
     query_vector: Scores | None = None
     per_scope: list[tuple[RootIndex, npt.NDArray[np.int64], Scores, Scores | None, set[int]]] = []
-    files = snippets = matched = embedded = left_out = 0
+    files = snippets = matched = embedded = stored = left_out = 0
     skipped: Counter[SkipReason] = Counter()
     for scope in scopes:
         index = scope.index
@@ -181,14 +185,18 @@ def shortlist(
         semantic = by_root.get(id(index))
         # With nothing stored and nothing to embed, no snippet could get a cosine: the model is not even loaded
         # (its imports and session cost a search that cannot use them).
-        wanted = semantic is not None and len(docs) > 0 and (budget > 0 or semantic.holds_vectors())
+        wanted = semantic is not None and len(docs) > 0 and (budget != 0 or semantic.holds_vectors())
         if semantic is not None and wanted and semantic.available():
             if query_vector is None:
                 query_vector = semantic.query_vector(query)
-            if budget > 0:
-                budget -= semantic.embed(docs[_best(scores, scores > 0, candidates)][:budget])
+            pool = np.arange(len(docs)) if len(docs) <= candidates else _best(scores, scores > 0, candidates)
+            if budget is None or budget > 0:
+                embedded_now = semantic.embed(docs[pool][:budget])
+                budget = None if budget is None else budget - embedded_now
             cosines = semantic.cosines(query_vector, docs)
-            embedded += int((~np.isnan(cosines)).sum())
+            cosines, vectors_seen = _settled(cosines, pool)
+            stored += vectors_seen
+            embedded += 0 if cosines is None else int((~np.isnan(cosines)).sum())
         per_scope.append((index, docs, scores, cosines, unsaved))
     dense_used = embedded > 0
     ranked: list[tuple[float, int, int]] = []  # (score, scope number, position in the scope)
@@ -215,7 +223,25 @@ def shortlist(
             chosen.append(Candidate(index, snippet, score, doc in unsaved, float(lexical[position]), cosine))
     for semantic in dense:
         semantic.share(c.snippet for c in chosen if c.index is semantic.index)
-    return Shortlist(chosen, files, skipped, snippets, matched, dense_used, embedded, left_out)
+    return Shortlist(chosen, files, skipped, snippets, matched, dense_used, embedded, left_out, stored)
+
+
+def _settled(cosines: Scores, pool: npt.NDArray[np.int64]) -> tuple[Scores | None, int]:
+    """The cosines a scope's ranking may use, and how many of its snippets had a vector.
+
+    All of them once every snippet has a vector. Before that, only the lexical pool's (the best lexical
+    candidates, which a search embeds itself), or none when some of the pool has no vector either: whatever
+    else background embedding has reached would change the candidates, the z-scores and so the answer with how
+    far it had got.
+    """
+    has = ~np.isnan(cosines)
+    if has.all():
+        return cosines, len(cosines)
+    if not has[pool].all():
+        return None, int(has.sum())
+    settled = np.full(len(cosines), np.nan, dtype=np.float32)
+    settled[pool] = cosines[pool]
+    return settled, int(has.sum())
 
 
 def _best(scores: Scores, eligible: npt.NDArray[np.bool_], count: int) -> npt.NDArray[np.int64]:

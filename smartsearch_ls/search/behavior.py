@@ -237,10 +237,10 @@ def _behavior_warnings(
             f"Judged {coverage.judged} of {coverage.snippets} snippets picked by a lexical shortlist ({cut}); "
             f"code with unrelated wording may be missed. {advice}"
         )
-    if found.dense_used and found.dense_coverage < 1 and not coverage.complete:
+    if (found.dense_used or found.vectors) and found.vectors < found.snippets and not coverage.complete:
         warnings.append(
-            f"The semantic shortlist covered {int(found.dense_coverage * 100)}% of snippets (the others are not "
-            "embedded yet); the rest could be found by their words only."
+            f"Embedding has reached {int(found.vectors / found.snippets * 100)}% of snippets: until it is complete, "
+            "meaning only re-ranks the best word matches, so code worded unlike the query may be missed."
         )
     if coverage.skipped_files:
         reasons = ", ".join(f"{n} {reason}" for reason, n in coverage.skipped_by_reason.items())

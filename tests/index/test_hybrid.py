@@ -105,6 +105,36 @@ def test_a_search_embeds_its_lexical_candidates_and_hands_them_to_the_judge(inde
     assert not shortlist([Scope(index)], QUERY, 2, [nothing], embed_missing=0).dense_used
 
 
+def test_until_every_snippet_has_a_vector_only_the_lexical_pool_takes_part(index: RootIndex) -> None:
+    """Vectors background embedding stored beyond the pool would bring other candidates and other z-scores, so the
+    answer would change with how far it had got; once all are embedded, the whole root takes part."""
+    alone, _ = dense_of(index)
+    first = shortlist([Scope(index)], QUERY, 2, [alone])
+    assert alone.progress() == (2, index.snippet_count)
+    background, _ = dense_of(index)
+    background.embed_pending(index.snippet_count - 1)  # all but one, the target among them
+    halfway = shortlist([Scope(index)], QUERY, 2, [background])
+    assert halfway.vectors == index.snippet_count - 1 and halfway.embedded == 2
+    assert [(c.snippet.symbol, c.score, c.cosine) for c in halfway.candidates] == [
+        (c.snippet.symbol, c.score, c.cosine) for c in first.candidates
+    ]
+    assert TARGET not in symbols(halfway.candidates)
+    background.embed_pending(index.snippet_count)
+    assert symbols(shortlist([Scope(index)], QUERY, 2, [background]).candidates)[0] == TARGET
+
+
+def test_a_search_that_may_not_embed_uses_no_cosine_while_its_pool_lacks_vectors(index: RootIndex) -> None:
+    lexical = shortlist([Scope(index)], QUERY, 2)
+    pool = set(symbols(lexical.candidates))
+    dense, _ = dense_of(index)
+    dense.embed(np.flatnonzero([s is not None and s.symbol not in pool for s in index.snippets])[:1])
+    found = shortlist([Scope(index)], QUERY, 2, [dense], embed_missing=0)
+    assert found.vectors == 1 and not found.dense_used
+    assert [(c.snippet.symbol, c.score) for c in found.candidates] == [
+        (c.snippet.symbol, c.score) for c in lexical.candidates
+    ]
+
+
 def test_with_no_vector_stored_and_none_to_embed_the_model_is_not_loaded(index: RootIndex) -> None:
     """A non-local judge's search embeds nothing itself: until background embedding has stored a vector, its
     shortlist must not wait for the model to load."""
@@ -145,14 +175,14 @@ async def test_a_search_reports_semantic_coverage(index: RootIndex) -> None:
     request = SearchRequest(QUERY, [Scope(index)], candidates=2, mode="behavior", dense=[dense])
     partial = await search(request, judge, JudgmentCache())
     assert partial.coverage.semantic == round(2 / index.snippet_count, 3)
-    expected = "semantic shortlist covered 40% of snippets (the others are not embedded yet)"
+    expected = "Embedding has reached 40% of snippets: until it is complete, meaning only re-ranks the best word"
     assert any(expected in w for w in partial.warnings)
 
     dense.embed_pending(100)
     full = await search(request, judge, JudgmentCache())
     assert full.coverage.semantic == 1.0
     assert full.matches[0].symbol == TARGET
-    assert not any("not embedded yet" in w for w in full.warnings)
+    assert not any("Embedding has reached" in w for w in full.warnings)
     assert any("ranked best by their words and meaning" in w for w in full.warnings)
 
     lexical = await search(SearchRequest(QUERY, [Scope(index)], candidates=2, mode="behavior"), judge, JudgmentCache())
