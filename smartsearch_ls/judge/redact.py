@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from smartsearch_ls.chunking.key_blocks import KEY_BEGIN, KEY_END
 from smartsearch_ls.chunking.snippet import Snippet
@@ -101,11 +102,21 @@ class Redacted:
         return len(self.kinds)
 
 
+REMEMBERED_SNIPPETS = 2_048
+"""Snippets whose redaction is kept: a judged search redacts its whole shortlist, and the next searches of a
+session shortlist mostly the same snippets, which would otherwise be scanned again each time."""
+
+
 def redact_snippet(snippet: Snippet) -> Redacted:
     """What a judge may see of a snippet: its text redacted, including the lines of a private key block it starts
     inside (`Snippet.key_until`, found on the whole file), with unquoted values read as its file's syntax does."""
     key_lines = max(0, min(snippet.key_until, snippet.end_line) - snippet.start_line + 1)
-    return redact(snippet.text, syntax=syntax_of(snippet.path), key_lines=key_lines)
+    return _remembered(snippet.text, syntax_of(snippet.path), key_lines)
+
+
+@lru_cache(maxsize=REMEMBERED_SNIPPETS)
+def _remembered(text: str, syntax: Syntax, key_lines: int) -> Redacted:
+    return redact(text, syntax=syntax, key_lines=key_lines)
 
 
 def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0) -> Redacted:

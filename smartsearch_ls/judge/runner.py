@@ -53,7 +53,8 @@ async def judge_snippets(
     (a shortlist judge's come all at once, as the return value).
     """
     evidence = [item if isinstance(item, Evidence) else Evidence(item) for item in shortlist]
-    redactions = [redact_snippet(e.snippet) for e in evidence]
+    # Off the event loop: a cold shortlist's scan takes tens of milliseconds, which edits and requests would wait for.
+    redactions = await asyncio.to_thread(lambda: [redact_snippet(e.snippet) for e in evidence])
     if (redaction_tally := current_tally()) is not None:
         for redacted in redactions:
             redaction_tally.add(redacted)

@@ -13,6 +13,7 @@ import pytest
 
 from smartsearch_ls.chunking import chunk_file
 from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.judge import redact as redact_module
 from smartsearch_ls.judge.redact import redact, redact_snippet
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----"
@@ -120,3 +121,25 @@ def test_a_key_block_cut_between_snippets_is_redacted_in_every_one(path: str) ->
         assert judged.text.count("\n") == snippet.text.count("\n")
     assert all(redact_snippet(s).text.splitlines()[0] == "[REDACTED:private-key]" for s in inside)
     assert any('"""' in redact_snippet(s).text for s in inside)  # what follows the END armor is kept
+
+
+def test_a_snippet_shortlisted_again_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The searches of a session shortlist mostly the same snippets: each is scanned once, and every search still
+    gets (and counts) its redactions."""
+    scans: list[str] = []
+    real = redact_module.redact
+
+    def counting(text: str, **options: object) -> redact_module.Redacted:
+        scans.append(text)
+        return real(text, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(redact_module, "redact", counting)
+    redact_module._remembered.cache_clear()
+    leaked = Snippet("app/keys.py", 1, 1, 'TOKEN = "gho_16C7e42F292c6912E7710c838347Ae178B4a"', "TOKEN")
+    plain = Snippet("app/sum.py", 1, 2, "def total(xs):\n    return sum(xs)", "total")
+    first = [redact_snippet(s) for s in (leaked, plain)]
+    again = [redact_snippet(s) for s in (leaked, plain)]
+    assert again == first and first[0].kinds == ("github-token",) and "gho_" not in first[0].text
+    assert len(scans) == 2
+    edited = Snippet("app/sum.py", 1, 2, "def total(xs):\n    return sum(xs) + 1", "total")
+    assert redact_snippet(edited).text.endswith("+ 1") and len(scans) == 3  # new text, new scan
