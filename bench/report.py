@@ -138,8 +138,9 @@ def speed_section(speed: dict[str, Any]) -> list[str]:
     lines = ["## Speed and memory, next to the peer", ""]
     lines.append(
         "Both sides use an instant judge: the peer a Pydantic AI `FunctionModel`; ours the same kind of "
-        "`FunctionModel` in-process on the one-shot (command-line) path and the loopback System One test server "
-        "for the server path (one local HTTP round trip per judgment). Medians; ratio = ours / peer (below 1: we "
+        "`FunctionModel` in-process on the one-shot (command-line) path and Pydantic AI's `test` model in the "
+        "server (one model request per judgment, at threshold 0 as the peer's); one row times the server with the "
+        "embedded `local` judge. Medians; ratio = ours / peer (below 1: we "
         "are faster). Server searches include our hybrid shortlist (query embedding, and embedding of shortlisted "
         "snippets the background embedding has not reached yet), which the peer does not have."
     )

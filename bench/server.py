@@ -1,11 +1,13 @@
 """The server as an editor meets it: time to first answer (cold and warm), edits to result, query latency, RSS.
 
-`python -m bench.server --corpus click [--runs 5] [--searches 5]` (after `python -m bench prepare`); `python -m
-bench speed` runs it next to the peer. Drives the real `smartsearch-ls` over stdio with pygls' own client,
-which declares work-done progress and dynamic registration of watched files, as VS Code does. The judge is the
-System One API served on loopback by `tests/support/model_servers.py`, answering at once, so the figures are
-the server's cost plus one local HTTP round trip per judgment. Everything else is the server's default: its
-embedding index (the hybrid shortlist) and the background embedding that starts once the index is ready.
+`python -m bench.server --corpus click [--runs 5] [--searches 5] [--judge local]` (after `python -m bench
+prepare`); `python -m bench speed` runs it next to the peer. Drives the real `smartsearch-ls` over stdio with
+pygls' own client, which declares work-done progress and dynamic registration of watched files, as VS Code does.
+The judge is Pydantic AI's `test` model, in-process and instant, at threshold 0 (every judged snippet is a
+match, as the peer's runner has it): the figures are the server's own cost, one model request per snippet
+included, as the peer's are with its in-process `FunctionModel`. `--judge local` measures the embedded judge
+instead, at its default threshold. Everything else is the server's default: its embedding index (the hybrid
+shortlist) and the background embedding that starts once the index is ready.
 
 Per run: a cold start (empty cache dir) to the `initialize` answer, to `index ready` and to the first answer.
 In the first run also: later searches (the corpus's behavior queries), a search right after a file changed on
@@ -33,7 +35,6 @@ from pygls.lsp.client import LanguageClient
 
 from bench.__main__ import BEHAVIOR_SET, resolve_root, save_figures
 from bench.quality.metrics import load_cases
-from tests.support.model_servers import ModelServer
 
 READY_TIMEOUT = 900.0
 """Seconds a start may take to `index ready` before the bench gives up (the large corpus needs ~60)."""
@@ -70,9 +71,18 @@ def corpus_queries(corpus: str) -> list[str]:
     return own or [c.query for c in cases]
 
 
-async def start(root: Path, env: dict[str, str]) -> tuple[Client, float, float]:
-    """Start a server on `root`; returns the client, seconds until `initialize` was answered, and until its index
-    was ready."""
+INSTANT = "test"
+"""Pydantic AI's own stand-in model: answers at once, in the server's process."""
+
+
+def judge_options(judge: str) -> dict[str, Any]:
+    """The initialization options of a run with this judge: an instant stand-in passes everything it judges."""
+    return {"judge": {"model": judge}, "concurrency": 8, **({"threshold": 0.0} if judge == INSTANT else {})}
+
+
+async def start(root: Path, env: dict[str, str], judge: str = INSTANT) -> tuple[Client, float, float]:
+    """Start a server on `root` with `judge`; returns the client, seconds until `initialize` was answered, and
+    until its index was ready."""
     client = Client()
     started = time.perf_counter()
     await client.start_io(sys.executable, "-m", "smartsearch_ls", env=env)
@@ -86,7 +96,7 @@ async def start(root: Path, env: dict[str, str]) -> tuple[Client, float, float]:
             ),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
-            initialization_options={"judge": {"model": "system-one:instant"}, "concurrency": 8},
+            initialization_options=judge_options(judge),
         )
     )
     answered = time.perf_counter() - started
@@ -248,17 +258,18 @@ async def session_details(client: Client, root: Path, texts: list[str], searches
     return figures
 
 
-async def measure(root: Path, texts: list[str], *, runs: int = 5, searches: int = 5) -> dict[str, Any]:
-    judge = ModelServer().start()
+async def measure(
+    root: Path, texts: list[str], *, runs: int = 5, searches: int = 5, judge: str = INSTANT
+) -> dict[str, Any]:
     caches: list[Path] = []
-    figures: dict[str, Any] = {"corpus": root.name, "runs": runs, "searches": searches}
+    figures: dict[str, Any] = {"corpus": root.name, "runs": runs, "searches": searches, "judge": judge}
     try:
         cold_ready, cold_first, peaks, answered = [], [], [], []
         for run in range(runs):
             cache = Path(tempfile.mkdtemp(prefix="smartsearch-bench-"))
             caches.append(cache)
-            env = {**os.environ, "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1", "XDG_CACHE_HOME": str(cache)}
-            client, initialize, ready = await start(root, env)
+            env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+            client, initialize, ready = await start(root, env, judge)
             _, first = await query(client, texts[0])
             answered.append(initialize)
             cold_ready.append(ready)
@@ -274,9 +285,9 @@ async def measure(root: Path, texts: list[str], *, runs: int = 5, searches: int 
         figures["cold_to_first_answer_s"] = [round(t, 3) for t in cold_first]
 
         warm_ready, warm_first = [], []
-        env = {**os.environ, "SYSTEM_ONE_BASE_URL": f"{judge.base_url}/v1", "XDG_CACHE_HOME": str(caches[0])}
+        env = {**os.environ, "XDG_CACHE_HOME": str(caches[0])}
         for _ in range(runs):
-            client, initialize, ready = await start(root, env)
+            client, initialize, ready = await start(root, env, judge)
             _, first = await query(client, texts[0])
             answered.append(initialize)
             warm_ready.append(ready)
@@ -297,7 +308,6 @@ async def measure(root: Path, texts: list[str], *, runs: int = 5, searches: int 
         ):
             figures[f"median_{key}"] = round(statistics.median(figures[key]), 3)
     finally:
-        judge.shutdown()
         for cache in caches:
             shutil.rmtree(cache, ignore_errors=True)
     return figures
@@ -308,10 +318,12 @@ def main() -> None:
     parser.add_argument("--corpus", default="click")
     parser.add_argument("--runs", type=int, default=5, help="cold starts and restarts (medians over these)")
     parser.add_argument("--searches", type=int, default=5, help="later searches, and searches after an edit")
+    parser.add_argument("--judge", default=INSTANT, help=f"the judge model (default `{INSTANT}`; e.g. `local`)")
     args = parser.parse_args()
     root = resolve_root(args.corpus)
-    figures = asyncio.run(measure(root, corpus_queries(args.corpus), runs=args.runs, searches=args.searches))
-    save_figures(f"server-{args.corpus}", figures)
+    queries = corpus_queries(args.corpus)
+    figures = asyncio.run(measure(root, queries, runs=args.runs, searches=args.searches, judge=args.judge))
+    save_figures(f"server-{args.corpus}" if args.judge == INSTANT else f"server-{args.corpus}-{args.judge}", figures)
 
 
 if __name__ == "__main__":

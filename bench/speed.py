@@ -5,8 +5,9 @@ Three runners, each in its own processes so memory figures are their own:
 - ours, command-line path (`bench.oneshot`, a fresh process per run, `FunctionModel` judge in-process): a cold
   one-shot search (empty cache dir), later searches in the same process, searches after a file changed on
   disk, then restarts on the persisted index;
-- ours, server (`bench.server`, the real `smartsearch-ls` over stdio, loopback System One judge): cold start to
-  first answer, later searches, a search after a change on disk, restart to first answer, peak RSS;
+- ours, server (`bench.server`, the real `smartsearch-ls` over stdio, Pydantic AI's instant `test` model): cold
+  start to first answer, later searches, a search after a change on disk, restart to first answer, peak RSS;
+  and once more with the embedded `local` judge, for its later searches;
 - the peer (`bench/peer/run_peer.py` in its own venv, `FunctionModel` judge): `cold_s` (`cache_index=False`),
   `cached_s` (`cache_index=True`), `after_edit_s`, `index_build_s` (its first search with an index cache,
   which is also what a restart costs it: it keeps nothing on disk), `peak_rss_mb`.
@@ -117,8 +118,10 @@ def slim_peer(report: dict[str, Any]) -> dict[str, Any]:
     return {**report, "queries": [{k: q[k] for k in timings if k in q} for q in report["queries"]]}
 
 
-def run_server(root: Path, queries: list[str], *, runs: int, searches: int) -> dict[str, Any]:
-    return asyncio.run(server.measure(root, queries, runs=runs, searches=searches))
+def run_server(
+    root: Path, queries: list[str], *, runs: int, searches: int, judge: str = server.INSTANT
+) -> dict[str, Any]:
+    return asyncio.run(server.measure(root, queries, runs=runs, searches=searches, judge=judge))
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,19 @@ def scenarios(corpus: dict[str, Any]) -> list[Scenario]:
             s["later_search_p50_ms"] / 1000,
             "`cache_index=True` search",
             ps["median_cached_s"],
+        ),
+        *(
+            [
+                Scenario(
+                    "later searches, embedded judge",
+                    "server with the `local` judge: later searches (median)",
+                    corpus["server_local"]["later_search_p50_ms"] / 1000,
+                    "`cache_index=True` search (instant stand-in judge)",
+                    ps["median_cached_s"],
+                )
+            ]
+            if "server_local" in corpus
+            else []
         ),
         Scenario(
             "later searches, in-process",

@@ -227,6 +227,8 @@ def run_speed(level: Level, out: Path, log: Callable[[str], None], only: tuple[s
         )
         log(f"speed: {name}: ours server")
         figures["server"] = speed.run_server(root, queries, runs=level.server_runs[name], searches=searches)
+        log(f"speed: {name}: ours server, the embedded judge")
+        figures["server_local"] = speed.run_server(root, queries, runs=1, searches=searches, judge="local")
         log(f"speed: {name}: the peer")
         peer_corpus = "large-nodoc" if name == "large" else name
         figures["peer"] = speed.peer(
