@@ -37,6 +37,7 @@ from smartsearch_ls.judge.secret_assignments import (
     ASSIGNMENT,
     DOCKER_ENV,
     SECRET_WORD,
+    SECRET_WORD_LOWERED,
     XML_ADD,
     XML_ELEMENT,
     YAML_BLOCK,
@@ -165,9 +166,17 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0) -> Redac
         text = sub("basic-auth", _BASIC, _basic, text)
     if "://" in text:
         text = sub("url-password", _URL_PASSWORD, lambda m: m[1] + _mark("password") + m[3], text)
-    if SECRET_WORD.search(text):
+    if lines := _lines_naming_a_secret(text):
         secret = _mark("secret")
-        text = sub("assignment", ASSIGNMENT, lambda m: secret_assignments.redacted(m, secret, syntax), text)
+        assignment = lambda m: secret_assignments.redacted(m, secret, syntax)  # noqa: E731
+        # Only over the lines that name a secret: the pattern looks ahead for such a word at every position, which
+        # on a whole snippet cost more than all the other patterns together. No match spans a line (names,
+        # separators and values stop at a newline), so the result is the same.
+        pieces, at = [], 0
+        for start, end in lines:
+            pieces += (text[at:start], sub("assignment", ASSIGNMENT, assignment, text[start:end]))
+            at = end
+        text = "".join((*pieces, text[at:]))
         if "</" in text:
             text = sub("assignment", XML_ELEMENT, lambda m: secret_assignments.redacted_element(m, secret), text)
         if "<add" in lowered:
@@ -177,6 +186,23 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0) -> Redac
         if "ENV" in text:
             text = sub("assignment", DOCKER_ENV, lambda m: secret_assignments.redacted_env(m, secret), text)
     return Redacted(text, tuple(kinds))
+
+
+def _lines_naming_a_secret(text: str) -> list[tuple[int, int]]:
+    """`(start, end)` of each line holding a `SECRET_WORD`, its newline included, in order; one scan of the text."""
+    spans: list[tuple[int, int]] = []
+    lowered = text.lower()
+    # Lower-casing kept every position when it kept the length (no letter became two). The long s is the one letter
+    # the case-insensitive pattern reads as an ASCII one (`s`) that lower-casing leaves as it is.
+    same_places = len(lowered) == len(text) and "\u017f" not in text
+    words = SECRET_WORD_LOWERED.finditer(lowered) if same_places else SECRET_WORD.finditer(text)
+    for found in words:
+        if spans and found.start() < spans[-1][1]:
+            continue  # on the line already taken
+        start = text.rfind("\n", 0, found.start()) + 1
+        newline = text.find("\n", found.end())
+        spans.append((start, len(text) if newline < 0 else newline + 1))
+    return spans
 
 
 def _blank_key_lines(text: str, count: int) -> str:

@@ -83,6 +83,9 @@ YAML_BLOCK = re.compile(
 
 SECRET_WORD = re.compile(r"(?i)pass|pwd|pw|secret|cred|token|key|auth")
 """A part of the name of every match of the patterns above: a snippet without one is not scanned by them."""
+SECRET_WORD_LOWERED = re.compile(r"p(?:ass|wd|w)|secret|cred|token|key|auth")
+"""`SECRET_WORD` for lower-cased text, where it finds the same places (`redact._lines_naming_a_secret` says when):
+a case-insensitive alternation is tried at every position, this one only where one of its first letters is."""
 
 _CHOSEN = ("password", "passwd", "passphrase", "secret", "credential")
 """Found anywhere in the name, its case and separators aside: `PassPhrase`, `dbpassword`, `clientSecret`."""

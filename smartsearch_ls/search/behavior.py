@@ -58,7 +58,8 @@ async def behavior_search(
             documentation=asks_for_documentation(request.query),
         )
     )
-    memories = {id(c.index): cache.memory(c.index.cache_dir, c.index.root) for c in found.candidates}
+    roots = {id(c.index): c.index for c in found.candidates}  # once a root: finding its memory resolves a path
+    memories = {key: cache.memory(index.cache_dir, index.root) for key, index in roots.items()}
     shortlisted = [Evidence(c.snippet, c.lexical, c.cosine, memories[id(c.index)]) for c in found.candidates]
     idf = _idf(request.scopes, request.query)
     tally = JudgingTally()

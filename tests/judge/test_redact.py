@@ -143,3 +143,17 @@ def test_a_snippet_shortlisted_again_is_not_scanned_again(monkeypatch: pytest.Mo
     assert len(scans) == 2
     edited = Snippet("app/sum.py", 1, 2, "def total(xs):\n    return sum(xs) + 1", "total")
     assert redact_snippet(edited).text.endswith("+ 1") and len(scans) == 3  # new text, new scan
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["# plain ASCII above", "# naïve café, a non-ASCII line above", "# İstanbul: lower-casing lengthens this line"],
+)
+def test_an_assignment_below_any_text_is_found_on_its_own_line(before: str) -> None:
+    """Assignments are looked for only on the lines naming a secret, found on the lower-cased text when that keeps
+    every position and on the text itself otherwise: either way the secret goes and the lines stay."""
+    code = f'{before}\nuser = "alice"\nDB_PASSWORD = "hunter2hunter2"\nport = 5432\n'
+    redacted = redact(code, syntax="python")
+    assert "hunter2hunter2" not in redacted.text and redacted.kinds == ("assignment",)
+    assert redacted.text.splitlines()[0] == before and redacted.text.count("\n") == code.count("\n")
+    assert 'user = "alice"' in redacted.text and "port = 5432" in redacted.text
