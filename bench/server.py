@@ -1,13 +1,14 @@
 """The server as an editor meets it: time to first answer (cold and warm), edits to result, query latency, RSS.
 
-`python -m bench.server --corpus click [--runs 5] [--searches 5] [--judge local]` (after `python -m bench
-prepare`); `python -m bench speed` runs it next to the peer. Drives the real `smartsearch-ls` over stdio with
-pygls' own client, which declares work-done progress and dynamic registration of watched files, as VS Code does.
-The judge is Pydantic AI's `test` model, in-process and instant, at threshold 0 (every judged snippet is a
-match, as the peer's runner has it): the figures are the server's own cost, one model request per snippet
-included, as the peer's are with its in-process `FunctionModel`. `--judge local` measures the embedded judge
-instead, at its default threshold. Everything else is the server's default: its embedding index (the hybrid
-shortlist) and the background embedding that starts once the index is ready.
+`python -m bench.server --corpus click [--runs 5] [--searches 5] [--judge local]` (after `python -m bench prepare`);
+`python -m bench speed` runs it next to the peer. Drives the real `smartsearch-ls` over stdio with pygls' own
+client, which declares work-done progress and dynamic registration of watched files, as VS Code does. The judge is
+Pydantic AI's `test` model, in-process and instant, at threshold 0 (every judged snippet is a match, as the peer's
+runner has it): the figures are the server's own cost, one model request per snippet included, as the peer's are
+with its in-process `FunctionModel`. `--judge local` measures the embedded judge instead, at its default threshold,
+and in its first run also waits for background embedding to end and times later searches again (`embedded_search_*`:
+every candidate's vector already there, the judge's warm path). Everything else is the server's default: its
+embedding index (the hybrid shortlist) and the background embedding that starts once the index is ready.
 
 Per run: a cold start (empty cache dir) to the `initialize` answer, to `index ready` and to the first answer.
 In the first run also: later searches (the corpus's behavior queries), a search right after a file changed on
@@ -36,16 +37,23 @@ from pygls.lsp.client import LanguageClient
 from bench.__main__ import BEHAVIOR_SET, resolve_root, save_figures
 from bench.quality.metrics import load_cases
 
+EMBEDDING_TIMEOUT = 3600.0
+"""Seconds the embedded judge's run waits for background embedding to end (`large`: minutes)."""
+
 READY_TIMEOUT = 900.0
 """Seconds a start may take to `index ready` before the bench gives up (the large corpus needs ~60)."""
 
 
 class Client(LanguageClient):
-    """Records log messages so the bench can wait for `index ready`; accepts progress and registrations."""
+    """Records log messages so the bench can wait for `index ready`, and the end of background embedding;
+    accepts progress and registrations."""
 
     def __init__(self) -> None:
         super().__init__("smartsearch-bench", "1")
         self.logs: list[str] = []
+        self.embedding: set[str | int] = set()
+        """Progress tokens of background embedding under way."""
+        self.embedded = asyncio.Event()
 
         @self.feature(types.WINDOW_LOG_MESSAGE)
         def log(params: types.LogMessageParams) -> None:
@@ -57,7 +65,12 @@ class Client(LanguageClient):
 
         @self.feature(types.PROGRESS)
         def progress(params: types.ProgressParams) -> None:
-            return None
+            value = params.value if isinstance(params.value, dict) else {}
+            if value.get("kind") == "begin" and str(value.get("title", "")).startswith("Embedding "):
+                self.embedding.add(params.token)
+            elif value.get("kind") == "end" and params.token in self.embedding:
+                self.embedding.discard(params.token)
+                self.embedded.set()
 
         @self.feature(types.CLIENT_REGISTER_CAPABILITY)
         def register(params: types.RegistrationParams) -> None:
@@ -178,6 +191,18 @@ def p50_ms(values: list[float]) -> float:
     return round(1000 * statistics.median(values), 1)
 
 
+async def searches_once_embedded(client: Client, texts: list[str], searches: int) -> dict[str, Any]:
+    """Later searches once background embedding has ended, with queries the session has not searched: what a
+    search costs when every candidate's vector is already there (the embedded judge's warm path)."""
+    started = time.perf_counter()
+    await asyncio.wait_for(client.embedded.wait(), EMBEDDING_TIMEOUT)
+    waited = time.perf_counter() - started
+    later = [(await query(client, text))[1] for text in texts[-searches:]]
+    log(f"once embedded ({waited:.0f} s of waiting): {[round(t, 4) for t in later]}")
+    rounded = [round(t, 4) for t in later]
+    return {"embedding_wait_s": round(waited, 1), "embedded_search_s": rounded, "embedded_search_p50_ms": p50_ms(later)}
+
+
 async def session_details(client: Client, root: Path, texts: list[str], searches: int) -> dict[str, Any]:
     """Later searches, a search after a change on disk, and an unsaved edit to its result, in one session."""
     figures: dict[str, Any] = {}
@@ -278,6 +303,8 @@ async def measure(
             if run == 0:
                 figures["rss_after_first_answer_mb"] = status_mb(server_pid(client), "VmRSS")
                 figures.update(await session_details(client, root, texts, searches))
+                if judge != INSTANT:  # a judge of its own cost: also its warm path, every vector there
+                    figures.update(await searches_once_embedded(client, texts, searches))
                 figures["rss_after_session_mb"] = status_mb(server_pid(client), "VmRSS")
             peaks.append(status_mb(server_pid(client), "VmHWM"))
             await stop(client)
