@@ -92,6 +92,8 @@ class DenseIndex:
         """Per doc id: whether it is a snippet of prose documentation, embedded after the code."""
         self._snippets: list[Snippet | None] | None = None
         """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
+        self._unpersisted = False
+        """Vectors were stored since the last `persist` (or `load`)."""
 
     @classmethod
     def for_root(cls, index: RootIndex, encoder: Callable[[], Encoder | None] = shared_encoder) -> DenseIndex:
@@ -248,17 +250,28 @@ class DenseIndex:
             self._sync_rows(np.arange(len(self._doc_keys), dtype=np.int64))
         return True
 
-    def persist(self) -> bool:
-        """Save the vectors of live snippets for the next process, first recycling rows no live snippet uses."""
+    def persist(self, *, only_if_changed: bool = False) -> bool:
+        """Save the vectors of live snippets for the next process, first recycling rows no live snippet uses.
+
+        `only_if_changed`: not when no vector was stored since the last save or load (the saved file may then
+        hold vectors of snippets retired since, which a load leaves waiting: harmless).
+        """
         if self.index.cache_dir is None:
             return False
         with self.index.lock, self._lock:
+            if only_if_changed and not self._unpersisted:
+                return True
             self._sync()
             self._collect()
             keys = list(self._row_of)
             matrix = self._rows[[self._row_of[key] for key in keys]].astype(np.float16)
+            self._unpersisted = False
         payload = {"root": str(self.index.root), "vectors": VECTORS, "keys": keys, "matrix": matrix}
-        return store.save(dense_path(self.index.cache_dir, self.index.root), payload)
+        saved = store.save(dense_path(self.index.cache_dir, self.index.root), payload)
+        if not saved:
+            with self._lock:
+                self._unpersisted = True
+        return saved
 
     # -- bookkeeping (callers hold the locks) ---------------------------------------------------------
 
@@ -306,6 +319,7 @@ class DenseIndex:
                 self._used += 1
             self._row_of[key] = row
         self._rows[row] = vector.astype(np.float16)  # as `persist` stores it
+        self._unpersisted = True
 
     def _collect(self) -> None:
         """Free the rows of keys no live snippet has, and unlink retired docs from their rows."""

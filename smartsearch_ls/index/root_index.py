@@ -65,6 +65,8 @@ class RootIndex:
     different threads never interleave a listing with another's reads; readers only take `lock`."""
     generation: int = 0
     """Bumped on every change, so callers can cache what they derive from the index."""
+    persisted: int = -1
+    """The `generation` the persisted copy holds (-1: not known to hold any)."""
     nested: frozenset[str] = frozenset()
     """Root-relative folders that are roots of their own (a workspace folder inside this one): their files belong
     to the innermost index only, so a file is never indexed, searched or counted twice."""
@@ -119,21 +121,32 @@ class RootIndex:
         with self.lock:
             self.files, self.snippets, self.bm25 = files, snippets, bm25
             self.generation += 1
+            self.persisted = self.generation
         return True
 
-    def persist(self) -> bool:
-        """Save this index for the next process; compacts first when many snippets were retired."""
+    def persist(self, *, only_if_changed: bool = False) -> bool:
+        """Save this index for the next process; compacts first when many snippets were retired.
+
+        `only_if_changed`: not when the persisted copy already holds this generation (a session that changed
+        nothing: writing the whole index again at each exit would cost seconds on a large root).
+        """
         if self.cache_dir is None:
             return False
         with self.lock:
+            if only_if_changed and self.persisted == self.generation:
+                return True
             self.bm25.compact_if_due()
+            generation = self.generation
             # An unsaved buffer is persisted as "changed on disk", so the next process re-reads the file.
             files = {
                 path: FileEntry(None, "", None, e.docs, e.declarations, e.lines) if e.unsaved else e
                 for path, e in self.files.items()
             }
             payload = {"root": str(self.root), "files": files, "snippets": self.snippets, "bm25": self.bm25}
-            return store.save(store.index_path(self.cache_dir, self.root), payload)
+            saved = store.save(store.index_path(self.cache_dir, self.root), payload)
+            if saved:
+                self.persisted = generation
+            return saved
 
     def stop(self) -> None:
         """Make a refresh under way, and any later one, end soon with `BuildStopped` (the index is being dropped:
@@ -195,6 +208,7 @@ class RootIndex:
             entry = self.files.get(path)
             if entry is not None and not entry.unsaved and read.skipped is None and entry.digest == read.digest:
                 entry.stamp = read.stamp  # touched, not changed
+                self.generation += 1  # the persisted copy's stamp is out of date
                 return 0
             self._put(path, read, unsaved=False)
         return 1

@@ -391,9 +391,9 @@ class Folders:
 
     async def _persist(self, folder: Folder) -> None:
         async with folder.job:
-            await asyncio.to_thread(folder.index.persist)
+            await asyncio.to_thread(folder.index.persist, only_if_changed=True)
             if folder.dense is not None:
-                await asyncio.to_thread(folder.dense.persist)
+                await asyncio.to_thread(folder.dense.persist, only_if_changed=True)
 
     def _forget_stale_judgments(self, index: RootIndex) -> None:
         """The root's remembered judgments of snippets edited or removed since the index was persisted are dropped,

@@ -96,6 +96,20 @@ def test_vectors_survive_a_restart(tmp_path: Path, embedder: CountingEmbedder) -
     np.testing.assert_allclose(warm.cosines(query, docs), before, atol=2e-3)  # stored as float16
 
 
+def test_vectors_are_written_again_only_when_new_ones_were_stored(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    index = built(tmp_path)
+    dense = dense_of(index, embedder)
+    dense.embed_pending(2)
+    assert dense.persist(only_if_changed=True)
+    saved = dense_path(index.cache_dir, index.root)  # type: ignore[arg-type]
+    written = saved.stat().st_ino
+    assert dense.persist(only_if_changed=True) and saved.stat().st_ino == written
+    warm = dense_of(index, CountingEmbedder())
+    assert warm.persist(only_if_changed=True) and saved.stat().st_ino == written  # loaded, nothing new
+    warm.embed_pending(1)
+    assert warm.persist(only_if_changed=True) and saved.stat().st_ino != written
+
+
 def test_an_edit_re_embeds_only_the_changed_snippet(tmp_path: Path, embedder: CountingEmbedder) -> None:
     index = built(tmp_path)
     dense = dense_of(index, embedder)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from smartsearch_ls.discovery.reading import SkipReason
-from smartsearch_ls.index import bulk, root_index
+from smartsearch_ls.index import bulk, root_index, store
 from smartsearch_ls.index.bm25 import COMPACT_AFTER
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
@@ -119,6 +119,27 @@ def test_a_warm_start_rereads_only_changed_files(project: Path, tmp_path: Path) 
     stats = second.refresh()
     assert stats.read == 1 and stats.chunked == 1
     assert fingerprint(second) == fingerprint(fresh(project))
+
+
+def test_an_unchanged_index_is_not_written_again(project: Path, tmp_path: Path) -> None:
+    """A server persists its folders at exit: one whose session changed nothing keeps the file it loaded, and a
+    touched file (new mtime, same content) still counts as a change, or every start would re-read it."""
+    cache = tmp_path / "cache"
+    first = RootIndex(project, cache_dir=cache)
+    first.refresh()
+    assert first.persist()
+    saved = store.index_path(cache, project)
+    written = saved.stat().st_mtime_ns, saved.stat().st_ino
+    second = RootIndex(project, cache_dir=cache)
+    assert second.load_persisted() and second.refresh().read == 0
+    assert second.persist(only_if_changed=True)
+    assert (saved.stat().st_mtime_ns, saved.stat().st_ino) == written
+    path = project / "config/loader.py"
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert second.refresh().chunked == 0
+    assert second.persist(only_if_changed=True) and saved.stat().st_ino != written[1]
+    third = RootIndex(project, cache_dir=cache)
+    assert third.load_persisted() and third.refresh().read == 0
 
 
 def test_a_same_size_edit_with_its_mtime_set_back_is_seen_at_the_next_start(project: Path, tmp_path: Path) -> None:

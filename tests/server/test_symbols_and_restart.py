@@ -131,6 +131,28 @@ async def test_restart_reuses_the_persisted_index(workspace: Path, model_server:
         await second.client.stop()
 
 
+async def test_a_session_that_changed_nothing_leaves_the_persisted_index_as_it_was(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """Every folder is persisted at exit; rewriting an unchanged one cost seconds of CPU at each editor close on a
+    large root."""
+    cache = tmp_path / "cache"
+    first = await start_session(workspace, model_server, cache)
+    await first.wait_for_log("index ready")
+    await first.client.shutdown_session()
+    await first.client.stop()
+    (saved,) = (cache / "smartsearch-ls" / "index").iterdir()
+    written = saved.stat().st_ino, saved.stat().st_mtime_ns
+    second = await start_session(workspace, model_server, cache)
+    try:
+        assert "0 files read" in await second.wait_for_log("index ready")
+        assert (await second.query(query="load_config")).matches
+    finally:
+        await second.client.shutdown_session()
+        await second.client.stop()
+    assert (saved.stat().st_ino, saved.stat().st_mtime_ns) == written
+
+
 async def test_snippets_are_embedded_in_the_background_with_progress(
     workspace: Path, model_server: ModelServer, tmp_path: Path
 ) -> None:
