@@ -53,18 +53,25 @@ def main() -> None:
     loaded = {name: Rows.load(rows_path(name)) for name in ("development", "crossed", "held-out")}
     projects = list(dict.fromkeys(c.corpus for c in loaded["development"].cases))
 
-    def figures(dropped: tuple[str, ...] = (), *, tests_last: bool = True, question: bool = True) -> dict[str, float]:
+    def figures(
+        dropped: tuple[str, ...] = (),
+        *,
+        tests_last: bool = True,
+        headers_after_code: bool = True,
+        question: bool = True,
+    ) -> dict[str, float]:
         development, crossed, held_out = (Questions(without(loaded[n], dropped)) for n in loaded)
         ranker = fit_ranker(development, crossed, projects, setting)
         items = scored(held_out, ranker, list(range(len(held_out.rows.cases))))
         if not question:  # the candidate model alone, P(answer | the answer is here), thresholded as it is
             items = [replace(i, probabilities=ranker.candidate.probabilities(i.features)) for i in items]
-        return replay(items, THRESHOLD, tests_last=tests_last)
+        return replay(items, THRESHOLD, tests_last=tests_last, headers_after_code=headers_after_code)
 
     table = {"shipped ranker": figures()}
     for piece, names in PIECES.items():
         table[f"without {piece}"] = figures(names)
     table["without tests after the implementation"] = figures(tests_last=False)
+    table["without module headers after the code"] = figures(headers_after_code=False)
     table["without the question model (candidate P >= 0.5)"] = figures(question=False)
     keys = ("top1_span", "mrr", "recall", "shortlist128", "negatives_empty", "positives_empty")
     print("| held-out, replayed | " + " | ".join(keys) + " |")

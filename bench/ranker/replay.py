@@ -2,8 +2,9 @@
 
 It has to be the engine's own rule for the figures to mean anything: matches at or above the threshold, best
 first (ties by path and line), a lower snippet overlapping a better one collapsed into it, the first `limit`
-kept, and test files after the implementation unless the question asks for tests
-(`discovery.file_kinds.implementation_first`, the engine's own function).
+kept, module headers after the code (`search.answer_order.headers_last`) and test files after the
+implementation unless the question asks for tests (`discovery.file_kinds.implementation_first`): the engine's own
+functions.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ import numpy.typing as npt
 
 from bench.quality import metrics
 from smartsearch_ls.discovery.file_kinds import implementation_first
+from smartsearch_ls.judge.local.features import NAMES
+from smartsearch_ls.search.answer_order import headers_last
 
 LIMIT = 10
+MODULE_HEADER = NAMES.index("module_header")
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ def answer(
     threshold: float,
     *,
     tests_last: bool = True,
+    headers_after_code: bool = True,
     favored: frozenset[str] = frozenset(),
     bonus: float = 0.0,
 ) -> tuple[metrics.Span, ...]:
@@ -51,6 +56,9 @@ def answer(
         if not any(metrics.overlaps(span, k) for k in kept):
             kept.append(span)
     top = kept[:LIMIT]
+    if headers_after_code:
+        header = {item.spans[i] for i in order if item.features[i][MODULE_HEADER]}
+        top = headers_last(top, lambda span: span in header)
     return tuple(implementation_first(top, lambda span: span[0], item.case.query) if tests_last else top)
 
 
@@ -59,6 +67,7 @@ def replay(
     threshold: float,
     *,
     tests_last: bool = True,
+    headers_after_code: bool = True,
     working_sets: Sequence[frozenset[str]] | None = None,
     bonus: float = 0.0,
 ) -> dict[str, float]:
@@ -68,7 +77,15 @@ def replay(
     favored = working_sets if working_sets is not None else [frozenset()] * len(items)
     results = {
         item.case.key: metrics.QueryResult(
-            answer(item, threshold, tests_last=tests_last, favored=files, bonus=bonus), tuple(item.spans)
+            answer(
+                item,
+                threshold,
+                tests_last=tests_last,
+                headers_after_code=headers_after_code,
+                favored=files,
+                bonus=bonus,
+            ),
+            tuple(item.spans),
         )
         for item, files in zip(items, favored, strict=True)
     }

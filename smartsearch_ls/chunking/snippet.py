@@ -41,6 +41,12 @@ class Snippet:
     so its lines up to there are redacted before judging (`chunking.key_blocks`); 0 otherwise."""
 
 
+def is_module_header(snippet: Snippet) -> bool:
+    """A file's first lines outside any declaration: imports, constants and a module docstring, which describes
+    what the file's code does rather than doing it."""
+    return snippet.symbol is None and snippet.start_line == 1
+
+
 @by_fields
 @dataclass(frozen=True, slots=True)
 class Declaration:

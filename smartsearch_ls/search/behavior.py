@@ -1,12 +1,12 @@
 """The judged search, the product: shortlist the scope's snippets, judge them, keep those that pass, say what was seen.
 
 The shortlist (`index.shortlist`: BM25 fused with embeddings) picks the `candidates` snippets worth judging; the
-judge (`judge.runner`) scores them, with the shortlist's evidence for a judge that weighs it; those at or above
-the threshold are ranked, overlapping snippets collapse into the best one, the tests among the first `limit` come
-after the implementation unless the question asks for tests (`file_kinds.implementation_first`), and each is
-focused on the lines a reader needs (`excerpt`). The shortlist runs in a worker
-thread, so a server's event loop keeps answering. Everything a user needs to trust the answer travels with it:
-coverage counts, whether every snippet in scope was judged, and a warning for each reason the answer may be
+judge (`judge.runner`) scores them, with the shortlist's evidence for a judge that weighs it; those at or above the
+threshold are ranked, overlapping snippets collapse into the best one, among the first `limit` module headers come
+after the code (`answer_order`) and tests after the implementation unless the question asks for tests
+(`file_kinds.implementation_first`), and each is focused on the lines a reader needs (`excerpt`). The shortlist runs
+in a worker thread, so a server's event loop keeps answering. Everything a user needs to trust the answer travels
+with it: coverage counts, whether every snippet in scope was judged, and a warning for each reason the answer may be
 incomplete. The engine (`engine`) calls it for prose queries, after any look-up of the names they contain.
 """
 
@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.chunking.snippet import Snippet, is_module_header
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.discovery.file_kinds import implementation_first
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
@@ -24,6 +24,7 @@ from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import Evidence, ExplainsShortlists, JudgeConfig, Judged, JudgingTally
 from smartsearch_ls.judge.local.features import query_terms, root_idf
 from smartsearch_ls.judge.runner import judge_snippets
+from smartsearch_ls.search.answer_order import headers_last
 from smartsearch_ls.search.excerpt import evidence, focus
 from smartsearch_ls.search.result import Coverage, Match, PartialMatches, SearchResult
 from smartsearch_ls.search.why import why
@@ -99,7 +100,8 @@ def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Ran
 
     passing = sorted(((c, s) for c, s in scored if s >= request.threshold), key=rank)
     kept = _collapse_overlaps(passing)
-    shown = implementation_first(kept[: request.limit], lambda item: item[0].snippet.path, request.query)
+    code_first = headers_last(kept[: request.limit], lambda item: is_module_header(item[0].snippet))
+    shown = implementation_first(code_first, lambda item: item[0].snippet.path, request.query)
     return passing, kept, shown
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.index.root_index import RootIndex
@@ -116,3 +118,26 @@ async def test_a_judged_match_says_why_it_ranked(index: RootIndex) -> None:
     request = SearchRequest("reject expired sessions", [Scope(index)])
     by_function = await search(request, coverage_judge(), JudgmentCache())
     assert by_function.matches[0].why is not None and by_function.matches[0].why.factors == ()  # a model says no more
+
+
+async def test_a_module_header_that_describes_the_behavior_comes_after_the_code_that_does_it(tmp_path: Path) -> None:
+    """A module docstring is worded like the question and scores above the function it describes; it stays in
+    the answer, after the code (`search.answer_order`)."""
+    tree = {
+        "jobs/cancel.py": '"""Cancel the pending jobs of a batch when one job fails."""\n\nimport asyncio\n\n\n'
+        "async def run_batch(jobs):\n    tasks = [asyncio.ensure_future(j) for j in jobs]\n    try:\n"
+        "        return await asyncio.gather(*tasks)\n    except Exception:\n        for t in tasks:\n"
+        "            t.cancel()\n        raise\n",
+    }
+    index = RootIndex(write_tree(tmp_path / "project", tree))
+    index.refresh()
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        code = str(messages[-1].parts[-1].content)  # type: ignore[union-attr]
+        p = 0.98 if "Cancel the pending jobs" in code else 0.85  # the header reads as the better answer
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"subject": p, "action": p})])
+
+    request = SearchRequest("cancel the pending jobs when one job fails", [Scope(index)], mode="behavior")
+    result = await search(request, JudgeConfig(FunctionModel(answer), "function"), JudgmentCache())
+    assert [(m.symbol, m.snippet_start_line) for m in result.matches] == [("run_batch", 6), (None, 1)]
+    assert result.matches[1].relevance > result.matches[0].relevance

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from smartsearch_ls.chunking.snippet import is_module_header
 from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.discovery.file_kinds import asks_for_tests, is_test
 from smartsearch_ls.index.terms import QUERY_STOP_WORDS, identifier_terms, meta_terms, text_terms
@@ -137,7 +138,7 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
             sum(w for t, w in weights.items() if t in path_terms) / total,
             sum(w for t, w in weights.items() if t in body) / total,
             float(s.symbol is not None),
-            float(s.symbol is None and s.start_line == 1),
+            float(is_module_header(s)),
             float(test and not tests_wanted),
             float(is_documentation(s.path)),
             float(_is_data_file(s.path)),
