@@ -8,7 +8,7 @@ and reported on the other (click: 40 Python queries, zod: 24 TypeScript queries)
 The sweep runs offline over per-query arrays (BM25 scores and cosines of every snippet) with the shipped
 `fuse`, so the numbers are the shortlist's own; other fusions are swept alongside to show why this one.
 
-    PYTHONPATH=. .venv/bin/python bench/hybrid/measure.py [--large]
+    PYTHONPATH=. .venv/bin/python bench/hybrid/measure.py [--large | --reserve]
 
 Needs `python -m bench prepare` (the background embedding speed is taken on `large`) and `python -m bench
 docstrings --corpus click`. Indexes and vectors are cached in `bench/out/hybrid-cache/` (the first run embeds
@@ -29,11 +29,12 @@ import numpy.typing as npt
 
 from bench.__main__ import BEHAVIOR_SET, OUT_DIR, resolve_root
 from bench.ours import candidate_spans
-from bench.quality import metrics
+from bench.quality import metrics, sets
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.embedding.cache import EmbeddingCache
 from smartsearch_ls.embedding.encoder import DIMENSIONS
 from smartsearch_ls.embedding.loading import Encoder
+from smartsearch_ls.index import shortlist as shortlist_module
 from smartsearch_ls.index.dense import DenseIndex, shared_encoder
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import DENSE_WEIGHT, Scope, fuse, shortlist
@@ -200,6 +201,31 @@ def real(cases: list[metrics.QueryCase], label: str) -> None:
         show(f"{mode} (median {statistics.median(times[mode]) * 1000:.0f} ms)", summary)
 
 
+def reserve_sweep() -> None:
+    """How many of the 128 places to keep for the best word matches the fused order left out
+    (`shortlist.LEXICAL_RESERVE`): the real `shortlist()` on the quality set's development part, where it is
+    chosen (the smallest reserve with the best R@128), never on the held-out part."""
+    cases = sets.behavior_cases("development")
+    print(f"\n== lexical reserve: development part ({sum(not c.negative for c in cases)} queries) ==")
+    warmed = {name: warm(name) for name in sorted({c.corpus for c in cases})}
+    shipped = shortlist_module.LEXICAL_RESERVE
+    try:
+        for places in (0, 4, 8, 16, 32):
+            shortlist_module.LEXICAL_RESERVE = 128 // places if places else 10**9
+            results = {}
+            for case in cases:
+                index, dense = warmed[case.corpus]
+                documentation = asks_for_documentation(case.query)
+                spans = candidate_spans(
+                    shortlist([Scope(index)], case.query, 128, [dense], documentation=documentation).candidates
+                )
+                results[case.key] = metrics.QueryResult(spans[:10], spans)
+            report = metrics.evaluate(cases, results)
+            show(f"{places} of 128", {f"R@{k}": report.shortlist_recall[k] for k in KS} | {"MRR@10": report.mrr})
+    finally:
+        shortlist_module.LEXICAL_RESERVE = shipped
+
+
 # -- speed ----------------------------------------------------------------------------------------------------
 
 
@@ -278,7 +304,11 @@ def large_latency() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--large", action="store_true", help="also time the shortlist on the large corpus")
+    parser.add_argument("--reserve", action="store_true", help="only the lexical reserve, on the development part")
     args = parser.parse_args()
+    if args.reserve:
+        reserve_sweep()
+        return
     behavior = metrics.load_cases(BEHAVIOR_SET)
     print("== preparing (indexes and vectors cached in bench/out/hybrid-cache) ==")
     by_corpus = {name: arrays(name, [c for c in behavior if c.corpus == name]) for name in ("click", "zod")}

@@ -28,6 +28,11 @@ from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex, summary
 from smartsearch_ls.index.terms import query_weights
 
+LEXICAL_RESERVE = 16
+"""One place in this many at the end of a hybrid shortlist (8 of 128) is kept for the best word matches the
+fused order left out: on the development part of the quality set they hold answers the fusion ranked too low
+(`bench/hybrid/README.md`)."""
+
 DENSE_WEIGHT = 0.8
 """The cosine's share of the fused score, BM25 having the rest: the best on each corpus of the behavior set when
 chosen on the other (see `bench/hybrid/README.md`)."""
@@ -200,6 +205,7 @@ def shortlist(
         per_scope.append((index, docs, scores, cosines, unsaved))
     dense_used = embedded > 0
     ranked: list[tuple[float, int, int]] = []  # (score, scope number, position in the scope)
+    best_lexical: list[tuple[float, float, int, int]] = []  # (BM25 score, fused score, scope number, position)
     for number, (_, docs, lexical, cosines, _) in enumerate(per_scope):
         eligible = lexical > 0
         scores = lexical
@@ -212,9 +218,12 @@ def shortlist(
         small = len(docs) <= candidates  # a scope this small is judged whole
         keep = np.argsort(-scores, kind="stable") if small else _best(scores, eligible, candidates)
         ranked.extend((float(scores[i]), number, int(i)) for i in keep)
+        if dense_used and not small:
+            best = _best(lexical, lexical > 0, candidates)
+            best_lexical.extend((float(lexical[i]), float(scores[i]), number, int(i)) for i in best)
     ranked.sort(key=lambda item: -item[0])
     chosen: list[Candidate] = []
-    for score, number, position in ranked[:candidates]:
+    for score, number, position in with_lexical_reserve(ranked, best_lexical, candidates):
         index, docs, lexical, cosines, unsaved = per_scope[number]
         doc = int(docs[position])
         snippet = index.snippets[doc]
@@ -224,6 +233,25 @@ def shortlist(
     for semantic in dense:
         semantic.share(c.snippet for c in chosen if c.index is semantic.index)
     return Shortlist(chosen, files, skipped, snippets, matched, dense_used, embedded, left_out, stored)
+
+
+def with_lexical_reserve(
+    ranked: list[tuple[float, int, int]], best_lexical: list[tuple[float, float, int, int]], count: int
+) -> list[tuple[float, int, int]]:
+    """The first `count` places of the fused order `ranked`, its last `count // LEXICAL_RESERVE` given to the best
+    word matches (`best_lexical`) it left out, if any."""
+    if not best_lexical:
+        return ranked[:count]
+    head = ranked[: count - count // LEXICAL_RESERVE]
+    taken = {(number, position) for _, number, position in head}
+    extra = [(fused, number, position) for _, fused, number, position in sorted(best_lexical, key=lambda b: -b[0])]
+    for score, number, position in extra + ranked[len(head) :]:
+        if len(head) == count:
+            break
+        if (number, position) not in taken:
+            head.append((score, number, position))
+            taken.add((number, position))
+    return head
 
 
 def _settled(cosines: Scores, pool: npt.NDArray[np.int64]) -> tuple[Scores | None, int]:

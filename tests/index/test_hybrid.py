@@ -14,7 +14,7 @@ from smartsearch_ls.embedding.encoder import snippet_text
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.index.shortlist import Scope, fuse, shortlist
+from smartsearch_ls.index.shortlist import Scope, fuse, shortlist, with_lexical_reserve
 from smartsearch_ls.index.terms import meta_terms, query_weights, text_terms
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import JudgeConfig
@@ -188,3 +188,13 @@ async def test_a_search_reports_semantic_coverage(index: RootIndex) -> None:
     lexical = await search(SearchRequest(QUERY, [Scope(index)], candidates=2, mode="behavior"), judge, JudgmentCache())
     assert lexical.coverage.semantic is None
     assert TARGET not in [m.symbol for m in lexical.matches]
+
+
+def test_the_last_places_of_a_hybrid_shortlist_go_to_the_best_word_matches_the_fusion_left_out() -> None:
+    ranked = [(1.0 - i / 100, 0, i) for i in range(40)]  # the fused order: positions 0..39 of scope 0
+    best_lexical = [(9.0, -1.0, 0, 77), (8.0, 0.99, 0, 0), (7.0, -2.0, 1, 5)]  # (BM25, fused, scope, position)
+    chosen = with_lexical_reserve(ranked, best_lexical, 32)  # 32 places: the last 2 are the reserve
+    assert chosen[:30] == ranked[:30]
+    assert chosen[30:] == [(-1.0, 0, 77), (-2.0, 1, 5)]  # the best word matches not already in, by BM25
+    assert with_lexical_reserve(ranked, best_lexical[1:2], 32) == ranked[:32]  # nothing left out: fused order
+    assert with_lexical_reserve(ranked, best_lexical, 8) == ranked[:8]  # too short to spare a place
