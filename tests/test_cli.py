@@ -148,6 +148,7 @@ def test_a_one_shot_answer_does_not_depend_on_how_far_background_embedding_got(p
     assert answer["matches"] and later["matches"] == answer["matches"]
     assert later["coverage"]["snippets"] == answer["coverage"]["snippets"] == total - 1
     assert any("Embedding has reached 87% of snippets" in w for w in later["warnings"])
+    assert any("picked by a lexical shortlist" in w for w in later["warnings"])  # not "by words and meaning"
 
 
 def test_a_symbol_search_does_not_load_the_embedded_model(project: Path, tmp_path: Path) -> None:

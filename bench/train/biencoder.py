@@ -311,6 +311,15 @@ def prepare(out: Path, seed: int) -> dict[str, Any]:
     return data
 
 
+def apply_gradients(torch: Any, loss: Any, parameters: list[Any], optimizer: Any, scheduler: Any) -> None:
+    """One optimizer step on `loss`, gradients clipped to norm 1, then the schedule's step: both trainers'."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(parameters, 1.0)
+    optimizer.step()
+    scheduler.step()
+
+
 def mean_pooled(torch: Any, states: Any, mask: Any) -> Any:
     """Unit vectors of the token states' mean under the attention mask, as the product's encoder pools."""
     weights = mask.unsqueeze(-1).to(states.dtype)
@@ -544,11 +553,7 @@ def train(args: argparse.Namespace) -> int:
                     columns.append(snippets[index]["text"])
                     keys.append(offsets[q["package"]] + index)
             loss = info_nce(encoder, texts, columns, keys, gold_keys)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
-            optimizer.step()
-            scheduler.step()
+            apply_gradients(torch, loss, trainable, optimizer, scheduler)
             step += 1
             now = time.monotonic()
             trained_seconds += now - started

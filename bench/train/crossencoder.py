@@ -261,11 +261,7 @@ def train(args: argparse.Namespace) -> int:
         for step, (texts, labels) in enumerate(batches(data, train_queries, args.seed, epoch, args.batch), 1):
             started = time.monotonic()
             loss = torch.nn.functional.binary_cross_entropy_with_logits(model.logits(texts), torch.tensor(labels))
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(encoder_parameters, 1.0)
-            optimizer.step()
-            scheduler.step()
+            biencoder.apply_gradients(torch, loss, encoder_parameters, optimizer, scheduler)
             now = time.monotonic()
             trained += now - started
             progress.step(

@@ -4,7 +4,7 @@ Vectors are what sentence-transformers computes for this model (mean of the toke
 mask, then L2-normalized), so a dot product is a cosine. Texts are cut at 128 tokens: the judge only needs
 the head of a snippet (its signature and first lines), and attention cost grows with the square of the length.
 Each text is run alone: the shipped model quantizes its activations per run, so a vector computed in a batch
-moves with the company it is computed in (cosine with itself computed alone: median 0.99, min 0.98). Alone, a
+moves with the company it is computed in (bench/README.md, the embedder's batch, says by how much). Alone, a
 snippet's vector is the same whoever computes it (background embedding, the shortlist, the judge), and so is
 every ranking built on it: a search answers the same whatever background embedding had reached.
 

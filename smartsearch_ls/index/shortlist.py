@@ -153,7 +153,7 @@ def shortlist(
 
     `dense` holds the embedding indexes of the scopes' roots (matched by `index`); with none, or without a
     model, the ranking is BM25 alone. Up to `embed_missing` (default: all) of each scope's `candidates` best
-    lexical candidates that lack a vector are embedded now, ~10 CPU-ms each; 0 never embeds at search time.
+    lexical candidates that lack a vector are embedded now (the costly part of a cold search); 0 never embeds.
     Until a scope's every snippet has a vector, its cosines are those of that pool alone (`_settled`).
     `documentation=False` leaves prose documentation files out (`discovery.documentation`), except those a
     scope's glob about documentation names (`Scope.asks_for`).
@@ -162,7 +162,7 @@ def shortlist(
     by_root = {id(d.index): d for d in dense}
     budget = embed_missing
     query_vector: Scores | None = None
-    per_scope: list[tuple[RootIndex, npt.NDArray[np.int64], Scores, Scores | None, set[int]]] = []
+    per_scope: list[_ScopeScores] = []
     files = snippets = matched = embedded = stored = left_out = 0
     skipped: Counter[SkipReason] = Counter()
     for scope in scopes:
@@ -186,6 +186,8 @@ def shortlist(
         skipped.update(e.skipped for _, e in entries if e.skipped is not None)
         snippets += len(docs)
         matched += int((scores > 0).sum())
+        small = len(docs) <= candidates  # a scope this small is judged whole
+        pool = np.arange(len(docs)) if small else _best(scores, scores > 0, candidates)
         cosines = None
         semantic = by_root.get(id(index))
         # With nothing stored and nothing to embed, no snippet could get a cosine: the model is not even loaded
@@ -194,7 +196,6 @@ def shortlist(
         if semantic is not None and wanted and semantic.available():
             if query_vector is None:
                 query_vector = semantic.query_vector(query)
-            pool = np.arange(len(docs)) if len(docs) <= candidates else _best(scores, scores > 0, candidates)
             if budget is None or budget > 0:
                 embedded_now = semantic.embed(docs[pool][:budget])
                 budget = None if budget is None else budget - embedded_now
@@ -202,11 +203,12 @@ def shortlist(
             cosines, vectors_seen = _settled(cosines, pool)
             stored += vectors_seen
             embedded += 0 if cosines is None else int((~np.isnan(cosines)).sum())
-        per_scope.append((index, docs, scores, cosines, unsaved))
+        per_scope.append(_ScopeScores(index, docs, scores, cosines, unsaved, pool, small))
     dense_used = embedded > 0
     ranked: list[tuple[float, int, int]] = []  # (score, scope number, position in the scope)
     best_lexical: list[tuple[float, float, int, int]] = []  # (BM25 score, fused score, scope number, position)
-    for number, (_, docs, lexical, cosines, _) in enumerate(per_scope):
+    for number, scope_scores in enumerate(per_scope):
+        lexical, cosines = scope_scores.lexical, scope_scores.cosines
         eligible = lexical > 0
         scores = lexical
         if dense_used:
@@ -215,24 +217,41 @@ def shortlist(
                 scores = fuse(lexical, cosines)
             else:
                 scores = fuse(lexical, np.full(len(lexical), np.nan, dtype=np.float32))
-        small = len(docs) <= candidates  # a scope this small is judged whole
+        small = scope_scores.small
         keep = np.argsort(-scores, kind="stable") if small else _best(scores, eligible, candidates)
         ranked.extend((float(scores[i]), number, int(i)) for i in keep)
-        if dense_used and not small:
-            best = _best(lexical, lexical > 0, candidates)
-            best_lexical.extend((float(lexical[i]), float(scores[i]), number, int(i)) for i in best)
+        if dense_used and not small:  # the pool is the scope's best lexical matches, best first
+            best_lexical.extend((float(lexical[i]), float(scores[i]), number, int(i)) for i in scope_scores.pool)
     ranked.sort(key=lambda item: -item[0])
     chosen: list[Candidate] = []
     for score, number, position in with_lexical_reserve(ranked, best_lexical, candidates):
-        index, docs, lexical, cosines, unsaved = per_scope[number]
-        doc = int(docs[position])
-        snippet = index.snippets[doc]
+        where = per_scope[number]
+        doc = int(where.docs[position])
+        snippet = where.index.snippets[doc]
         if snippet is not None:
+            cosines = where.cosines
             cosine = None if cosines is None or np.isnan(cosines[position]) else float(cosines[position])
-            chosen.append(Candidate(index, snippet, score, doc in unsaved, float(lexical[position]), cosine))
+            lexical_score = float(where.lexical[position])
+            chosen.append(Candidate(where.index, snippet, score, doc in where.unsaved, lexical_score, cosine))
     for semantic in dense:
         semantic.share(c.snippet for c in chosen if c.index is semantic.index)
     return Shortlist(chosen, files, skipped, snippets, matched, dense_used, embedded, left_out, stored)
+
+
+@dataclass(frozen=True, slots=True)
+class _ScopeScores:
+    """One scope's snippets as the shortlist scored them."""
+
+    index: RootIndex
+    docs: npt.NDArray[np.int64]
+    lexical: Scores
+    cosines: Scores | None
+    unsaved: set[int]
+    pool: npt.NDArray[np.int64]
+    """Positions of its `candidates` best lexical matches, best first (all of a small scope): what a search
+    embeds itself, and where the lexical reserve comes from."""
+    small: bool
+    """No more snippets than `candidates`: judged whole."""
 
 
 def with_lexical_reserve(

@@ -221,7 +221,8 @@ def _behavior_warnings(
             f"{found.documentation} snippets of documentation (Markdown, reStructuredText, READMEs) were not searched: "
             "behavior searches judge code. Ask about the documentation, or pass a glob such as '*.md', to search it."
         )
-    if not coverage.complete and found.snippets and found.dense_used:
+    # Until every snippet has a vector, meaning only re-orders the best word matches: the shortlist is lexical.
+    if not coverage.complete and found.snippets and found.dense_used and found.vectors >= found.snippets:
         warnings.append(
             f"Judged the {coverage.judged} of {coverage.snippets} snippets that ranked best by their words and "
             "meaning; the others ranked lower on both and were not judged."
