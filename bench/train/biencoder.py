@@ -433,13 +433,17 @@ class ProgressLog:
         self.out = out
         self._start, self._pairs, self._loss = time.monotonic(), 0, 0.0
 
-    def step(self, now: float, pairs: int, loss: float, *, last: bool, **fields: Any) -> None:
+    def step(self, now: float, pairs: int, loss: float, *, epoch: int, step: int, of: int, **fields: Any) -> None:
+        """One optimizer step of `pairs` pairs at `loss`: step `step` of `of` in (1-based) `epoch`."""
         self._pairs += pairs
         self._loss += loss * pairs
-        if now - self._start < self.REPORT_SECONDS and not last:
+        if now - self._start < self.REPORT_SECONDS and step != of:
             return
         record = {
             "event": "progress",
+            "epoch": epoch,
+            "step": step,
+            "of": of,
             **fields,
             "loss": round(self._loss / max(1, self._pairs), 4),
             "pairs_per_s": round(self._pairs / (now - self._start), 2),
@@ -557,16 +561,8 @@ def train(args: argparse.Namespace) -> int:
             step += 1
             now = time.monotonic()
             trained_seconds += now - started
-            progress.step(
-                now,
-                len(chosen),
-                float(loss.detach()),
-                last=step == steps_per_epoch,
-                epoch=epoch + 1,
-                step=step,
-                of=steps_per_epoch,
-                lr=scheduler.get_last_lr()[0],
-            )
+            loss_value, lr = float(loss.detach()), scheduler.get_last_lr()[0]
+            progress.step(now, len(chosen), loss_value, epoch=epoch + 1, step=step, of=steps_per_epoch, lr=lr)
             if now - last_save >= args.checkpoint_minutes * 60:
                 save_checkpoint(checkpoint_path, state_now())
                 last_save = time.monotonic()

@@ -264,15 +264,7 @@ def train(args: argparse.Namespace) -> int:
             biencoder.apply_gradients(torch, loss, encoder_parameters, optimizer, scheduler)
             now = time.monotonic()
             trained += now - started
-            progress.step(
-                now,
-                len(texts),
-                float(loss.detach()),
-                last=step == steps_per_epoch,
-                epoch=epoch + 1,
-                step=step,
-                of=steps_per_epoch,
-            )
+            progress.step(now, len(texts), float(loss.detach()), epoch=epoch + 1, step=step, of=steps_per_epoch)
         target = out / f"epoch-{epoch + 1}"
         model.save(target)
         figures = validate(model, data)
@@ -285,6 +277,7 @@ def train(args: argparse.Namespace) -> int:
 
 
 def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
+    """What fixes a run's result: the shared schedule and this trainer's own settings."""
     return {
         **biencoder.schedule(args, train_count),
         "head_lr": HEAD_LEARNING_RATE,
