@@ -286,7 +286,103 @@ THOR = Corpus(
     description="thor 1.2.1 (Debian's ruby-thor): a toolkit for command-line interfaces (Ruby)",
 )
 
-CORPORA: dict[str, Corpus] = {c.name: c for c in (CLICK, ZOD, KOA, WS, MARSHMALLOW, PFLAG, MUX, SEMVER, THOR, LARGE)}
+WTFORMS = Corpus(
+    name="wtforms",
+    sources=(
+        _sdist(
+            "wtforms",
+            "3.2.1",
+            "wtforms-3.2.1.tar.gz",
+            "df3e6b70f3192e92623128123ec8dca3067df9cfadd43d59681e210cfb8d4682",
+        ),
+    ),
+    quick=False,
+    description="WTForms 3.2.1 sdist: form fields, validators and widgets, with tests and docs (Python)",
+)
+
+STRUCTLOG = Corpus(
+    name="structlog",
+    sources=(
+        _sdist(
+            "structlog",
+            "24.4.0",
+            "structlog-24.4.0.tar.gz",
+            "b27bfecede327a6d2da5fbc96bd859f114ecc398a6389d664f62085ee7ae6fc4",
+        ),
+    ),
+    quick=False,
+    description="structlog 24.4.0 sdist: structured logging processors and loggers, with tests and docs (Python)",
+)
+
+EJS = Corpus(
+    name="ejs",
+    sources=(
+        Source(
+            "npm",
+            "ejs",
+            "3.1.10",
+            "ejs-3.1.10.tgz",
+            "990ad60970b439f79eba9cad9e58f039471ec003f57f4e06e6a9a3fdc9e4bb95",
+            keep=("lib/", "bin/", "package.json", "README.md", "LICENSE"),  # not ejs.js / ejs.min.js: bundles of lib/
+        ),
+    ),
+    quick=False,
+    description="ejs 3.1.10 npm tarball: an embedded JavaScript template engine (JavaScript, CommonJS)",
+)
+
+TRPC = Corpus(
+    name="trpc",
+    sources=(
+        Source(
+            "npm",
+            "@trpc/server",
+            "10.45.2",
+            "trpc-server-10.45.2.tgz",
+            "7b861ef0a4410e1f988645c29a7680be8c860b459136716e3b91941c0fd1783e",
+            keep=("src/", "package.json", "README.md"),  # the TypeScript sources, not the compiled dist/ or stubs
+        ),
+    ),
+    quick=False,
+    description="@trpc/server 10.45.2 npm tarball, TypeScript sources: typed RPC routers and adapters (TypeScript)",
+)
+
+CRON = Corpus(
+    name="cron",
+    sources=(
+        _deb(
+            "golang-github-robfig-cron-dev",
+            "3.0.1-1",
+            "all",
+            "f9e33f1a2ef550ad53680aed5d4c728b88424a074dd6a480acb130996adee424",
+            top="usr/share/gocode/src/github.com/robfig/cron",
+        ),
+    ),
+    quick=False,
+    description="robfig/cron 3.0.1 (Debian's golang-github-robfig-cron-dev): a cron spec parser and scheduler (Go)",
+)
+
+CSV = Corpus(
+    name="csv",
+    sources=(
+        _deb(
+            "librust-csv-dev",
+            "1.1.6-1",
+            "amd64",
+            "65240da8c7a7bc551ccfe039f2f9c9b8924e229e50fddbb4402f5db7eca01d8b",
+            top="usr/share/cargo/registry/csv-1.1.6",
+        ),
+    ),
+    quick=False,
+    description="the csv 1.1.6 crate (Debian's librust-csv-dev): CSV reading and writing with serde (Rust)",
+)
+
+CORPORA: dict[str, Corpus] = {
+    c.name: c
+    for c in (
+        CLICK, ZOD, KOA, WS, MARSHMALLOW, PFLAG, MUX, SEMVER, THOR,
+        WTFORMS, STRUCTLOG, EJS, TRPC, CRON, CSV, LARGE,
+    )
+}  # fmt: skip
 
 
 class ChecksumError(RuntimeError):

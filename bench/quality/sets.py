@@ -21,8 +21,10 @@ from bench.quality.metrics import QueryCase, load_cases
 BEHAVIOR_DIR = Path(__file__).resolve().parent / "behavior"
 """One JSON-lines file per project, `<corpus>.jsonl`, in the format of `metrics.load_cases`."""
 
-DEVELOPMENT = ("click", "zod", "koa", "pflag", "thor")
-"""Python, TypeScript, JavaScript, Go and Ruby: what fits and choices are made on."""
+DEVELOPMENT = (
+    "click", "zod", "koa", "pflag", "thor", "ejs", "trpc", "cron", "csv", "wtforms", "structlog",
+)  # fmt: skip
+"""Python, TypeScript, JavaScript, Go, Ruby and Rust: what fits and choices are made on."""
 HELD_OUT = ("marshmallow", "ws", "mux", "semver")
 """Python, JavaScript, Go and Rust: frozen; reported, never tuned on."""
 

@@ -21,7 +21,10 @@ from bench.corpora import Source
 
 RESERVED = ("requests", "rich", "scrapy", "axios", "httpx", "flask", "express", "cobra", "ureq", "rack")
 """Reserved for independent checks (issue 19), with `@tanstack/query-core` in `RESERVED_SEQUENCES`."""
-QUALITY = ("click", "zod", "koa", "ws", "marshmallow", "pflag", "mux", "semver", "thor")
+QUALITY = (
+    "click", "zod", "koa", "ws", "marshmallow", "pflag", "mux", "semver", "thor",
+    "wtforms", "structlog", "ejs", "trpc", "cron", "csv",
+)  # fmt: skip
 """The quality set's projects (`bench/corpora.py`): spf13/pflag, gorilla/mux and the semver crate by their last
 name part, so another fork of pflag or any package named semver is kept out too."""
 RESERVED_SEQUENCES = (("tanstack", "query", "core"), ("query", "core"))
