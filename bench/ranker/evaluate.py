@@ -28,8 +28,8 @@ PIECES: dict[str, tuple[str, ...]] = {
     "file kinds (test, docs, data, examples)": (
         "test_unasked", "documentation", "data_file", "example_path",
     ),
-    "snippet shape (declaration, header, size, data)": (
-        "declaration", "module_header", "lines", "data_heavy",
+    "snippet shape (declaration, header, size, data, comments)": (
+        "declaration", "module_header", "lines", "data_heavy", "comment_heavy",
     ),
     "ranks and gaps in the shortlist": ("cosine_gap", "cosine_rank"),
     "words the root holds at all": ("root_coverage",),

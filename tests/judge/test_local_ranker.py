@@ -33,6 +33,16 @@ TEST = Snippet(
 HEADER = Snippet(
     "src/auth/sessions.py", 1, 6, "import time\nimport logging\n\nlog = logging.getLogger(__name__)\n", None
 )
+DOCUMENTED_SETTER = Snippet(
+    "src/auth/options.rs",
+    60,
+    74,
+    "/// Reject expired sessions when they are read.\n///\n/// When set, a session whose expiry is past is\n"
+    "/// rejected and removed from the store:\n///\n/// ```\n/// let store = Store::new().reject_expired(true);\n"
+    '/// assert!(store.get("old").is_none());\n/// ```\n'
+    "pub fn reject_expired(mut self, yes: bool) -> Self {\n    self.reject = yes;\n    self\n}\n",
+    "reject_expired",
+)
 QUERY = "where do we reject expired sessions"
 
 
@@ -66,6 +76,20 @@ def test_a_module_header_of_imports_ranks_below_the_code():
     shortlist = [Evidence(HEADER, lexical=3.0, cosine=0.58), Evidence(IMPLEMENTATION, lexical=3.0, cosine=0.55)]
     header, code = relevance(QUERY, shortlist)
     assert code > header
+
+
+def test_a_snippet_that_is_mostly_doc_comment_is_told_apart_from_code():
+    # A setter under a tutorial in its doc comment repeats the question's words; the code that does it does not.
+    rows = features(QUERY, [Evidence(DOCUMENTED_SETTER, 1.0, 0.5), Evidence(IMPLEMENTATION, 1.0, 0.5)], {})
+    documented, code = rows[:, NAMES.index("comment_heavy")]
+    assert documented > 0.6 and code == 0.0
+    # At the same lexical and semantic evidence, the shipped weights put the code first.
+    shortlist = [
+        Evidence(DOCUMENTED_SETTER, lexical=4.0, cosine=0.55),
+        Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.55),
+    ]
+    setter, implementation = relevance(QUERY, shortlist)
+    assert implementation > setter
 
 
 def test_words_the_root_never_uses_lower_the_verdict_on_the_whole_question():

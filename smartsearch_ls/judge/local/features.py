@@ -47,6 +47,7 @@ NAMES = (
     "data_file",
     "example_path",
     "data_heavy",
+    "comment_heavy",
     "lines",
     "root_coverage",
 )
@@ -69,6 +70,7 @@ LABELS = {
     "data_file": "a data or config file",
     "example_path": "under examples, fixtures or docs",
     "data_heavy": "mostly literals",
+    "comment_heavy": "mostly comments",
     "lines": "size",
     "root_coverage": "question's words in the project",
 }
@@ -92,6 +94,8 @@ _EXAMPLE_FOLDERS = re.compile(r"(^|/)(examples?|samples?|fixtures?|benchmarks?|b
 _LITERAL_LINE = re.compile(r"""^\s*(?:[\w$.\-]+\s*[:=]\s*)?(?:["'`][^"'`]*["'`]|[-+]?[\d.]+|true|false|null|None)"""
                            r"""\s*[,;)\]}]*\s*$|^\s*[\[\]{}(),;]+\s*$""", re.IGNORECASE)  # fmt: skip
 _BLANK_OR_COMMENT = re.compile(r"^\s*(?:$|#|//|/\*|\*|--)")
+_COMMENT = re.compile(r"^\s*(?:#|//|/\*|\*|--)")
+_DOCSTRING_QUOTES = re.compile(r'"""|\'\'\'')
 
 
 def query_terms(query: str) -> tuple[str, ...]:
@@ -144,6 +148,7 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
             float(_is_data_file(s.path)),
             float(_EXAMPLE_FOLDERS.search(s.path) is not None and not test),
             _data_share(s.text),
+            _comment_share(s.text),
             math.log1p(s.end_line - s.start_line + 1),
             known,
         )
@@ -167,6 +172,21 @@ def _data_share(text: str) -> float:
     """The share of a snippet's code lines that hold only a literal (a table, a fixture, a list of codes)."""
     code = [line for line in text.split("\n") if not _BLANK_OR_COMMENT.match(line)]
     return sum(1 for line in code if _LITERAL_LINE.match(line)) / len(code) if code else 0.0
+
+
+def _comment_share(text: str) -> float:
+    """The share of a snippet's non-blank lines that are comments or docstring: a tutorial in a doc comment
+    repeats a question's words without doing what it asks."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    in_docstring = False
+    prose = 0
+    for line in lines:
+        quotes = len(_DOCSTRING_QUOTES.findall(line))
+        if in_docstring or quotes or _COMMENT.match(line):
+            prose += 1
+        if quotes % 2:
+            in_docstring = not in_docstring
+    return prose / len(lines) if lines else 0.0
 
 
 def root_idf(frequency: Callable[[str], int], documents: int, terms: Sequence[str]) -> dict[str, float]:

@@ -127,7 +127,7 @@ async def test_a_snippet_that_only_imports_is_held_below_the_threshold_whatever_
 async def test_a_shortlist_is_embedded_in_one_call_and_what_the_shortlist_knew_is_not_embedded_again(judge):
     counting = CountingEmbedder(judge.embedder)
     snippets = [PARSE_DATE, *many_snippets(20, "p")]
-    known = Evidence(UNRELATED[0], lexical=2.0, cosine=0.1)  # the shortlist had its vector
+    known = Evidence(UNRELATED[0], cosine=0.1)  # the shortlist had its vector (and no word of the query)
     scores = await judge_snippets(
         config(LocalJudge(counting)),
         "parse a date string",
