@@ -7,6 +7,7 @@ labeled relevant when it overlaps a gold span. Rows are cached per set in `bench
 features, labels, question numbers and spans), so fitting and the ablations replay them without the engine.
 
     .venv/bin/python -m bench.ranker.collect --set development [--set crossed] [--set held-out] [--set train]
+        [--set summaries]
 
 `--model FILE --tag NAME` collects the same rows with a candidate embedding model instead of the shipped one (a
 file already in the product's fast form, as `bench.train.export` writes `fused-int8/model.onnx`), its vectors in
@@ -76,9 +77,21 @@ class Rows:
 def set_cases(name: str) -> list[metrics.QueryCase]:
     if name == "train":
         return metrics.load_cases(TRAIN_QUERIES)
+    if name == "summaries":
+        return summaries()
     if name == "crossed":
         return crossed(behavior_cases("development"))
     return behavior_cases(name)  # type: ignore[arg-type]
+
+
+def summaries() -> list[metrics.QueryCase]:
+    """The training corpus's questions of the bi-encoder's validation packages: doc-comment summaries, which share
+    words with the names they describe as the quality set's questions by design do not, over packages that neither
+    the shipped model's training nor any fit here has seen."""
+    from bench.train.biencoder import SEED, training_queries
+
+    held_out = {f"train/{name}" for name in training_queries(SEED)[2]}
+    return [case for case in metrics.load_cases(TRAIN_QUERIES) if case.corpus in held_out]
 
 
 def crossed(cases: Sequence[metrics.QueryCase]) -> list[metrics.QueryCase]:
@@ -145,7 +158,7 @@ def rows_path(name: str, tag: str | None = None) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--set", action="append", required=True, choices=("development", "held-out", "crossed", "train")
+        "--set", action="append", required=True, choices=("development", "held-out", "crossed", "train", "summaries")
     )
     parser.add_argument("--model", type=Path, help="a candidate embedding model (fused int8 ONNX) to use instead")
     parser.add_argument("--tag", help="name of the rows collected with --model")
