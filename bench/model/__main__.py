@@ -1,9 +1,8 @@
-"""`python -m bench.model [--check]`: rebuild the shipped model from its source file with the recipe, byte for byte.
+"""`python -m bench.model [--out PATH]`: rebuild the base model from its source file with the recipe, byte for byte.
 
-Without `--check` it writes `smartsearch_ls/embedding/assets/model.onnx` when the recipe made the pinned bytes
-(`embedding.weights.MODEL_SHA256`); with it, it only says whether it does. A different onnxruntime may make other
-bytes: shipping them means a new pin, re-embedded caches, and the ranker refitted on vectors of the new file, so
-they are never written over the shipped file here.
+The shipped model is fine-tuned from this base (`bench/train/`) and made by the same recipe, so whether the recipe
+still makes the pinned base bytes (`quantize.BASE_SHA256`) says whether an installed onnxruntime or a change to
+the recipe would make another file of the same weights. `--out` writes the base model there when it does.
 """
 
 from __future__ import annotations
@@ -11,24 +10,24 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
+from pathlib import Path
 
-from bench.model.quantize import requantize, source_model
-from smartsearch_ls.embedding.weights import MODEL_SHA256, default_path
+from bench.model.quantize import BASE_SHA256, requantize, source_model
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.model", description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="only check that the recipe makes the pinned bytes")
+    parser.add_argument("--out", type=Path, help="write the rebuilt base model here when it is the pinned file")
     args = parser.parse_args()
     built = requantize(source_model())
     digest = hashlib.sha256(built).hexdigest()
-    print(f"recipe output: {len(built):,} bytes, sha256 {digest}; pinned: {MODEL_SHA256}")
-    if digest != MODEL_SHA256:
-        print("not written: shipping other bytes means a new pin, re-embedded caches and a refitted ranker")
+    print(f"recipe output: {len(built):,} bytes, sha256 {digest}; pinned base: {BASE_SHA256}")
+    if digest != BASE_SHA256:
+        print("the recipe no longer makes the pinned base: an export by it would not be the shipped file's recipe")
         return 1
-    if not args.check:
-        default_path().write_bytes(built)
-        print(f"wrote {default_path()}")
+    if args.out is not None:
+        args.out.write_bytes(built)
+        print(f"wrote {args.out}")
     return 0
 
 

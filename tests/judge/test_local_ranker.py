@@ -80,16 +80,28 @@ def test_a_module_header_of_imports_ranks_below_the_code():
 
 def test_a_snippet_that_is_mostly_doc_comment_is_told_apart_from_code():
     # A setter under a tutorial in its doc comment repeats the question's words; the code that does it does not.
-    rows = features(QUERY, [Evidence(DOCUMENTED_SETTER, 1.0, 0.5), Evidence(IMPLEMENTATION, 1.0, 0.5)], {})
-    documented, code = rows[:, NAMES.index("comment_heavy")]
+    rows = features(QUERY, [Evidence(DOCUMENTED_SETTER, 4.0, 0.55), Evidence(IMPLEMENTATION, 4.0, 0.55)], {})
+    column = NAMES.index("comment_heavy")
+    documented, code = rows[:, column]
     assert documented > 0.6 and code == 0.0
-    # At the same lexical and semantic evidence, the shipped weights put the code first.
-    shortlist = [
-        Evidence(DOCUMENTED_SETTER, lexical=4.0, cosine=0.55),
-        Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.55),
-    ]
-    setter, implementation = relevance(QUERY, shortlist)
-    assert implementation > setter
+    # All else equal, being mostly comment counts against a candidate in the shipped weights.
+    as_if_code = rows.copy()
+    as_if_code[0, column] = 0.0
+    candidate = shipped_ranker().candidate
+    assert candidate.logits(rows)[0] < candidate.logits(as_if_code)[0]
+
+
+def test_the_question_s_own_words_in_a_name_never_count_against_a_candidate():
+    # The quality set's questions avoid the target's names; a user who knows them must still find the function.
+    shortlist = [Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.5)]
+    rows = features("drop stale sessions", shortlist, dict.fromkeys(query_terms("drop stale sessions"), 3.0))
+    column = NAMES.index("name_coverage")
+    assert rows[0, column] > 0
+    unnamed = rows.copy()
+    unnamed[0, column] = 0.0
+    ranker = shipped_ranker()
+    assert ranker.candidate.logits(rows)[0] >= ranker.candidate.logits(unnamed)[0]
+    assert ranker.relevance(rows)[0] >= ranker.relevance(unnamed)[0]
 
 
 def test_words_the_root_never_uses_lower_the_verdict_on_the_whole_question():
