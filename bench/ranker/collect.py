@@ -32,6 +32,7 @@ from bench.corpora import CORPORA_DIR
 from bench.ours import open_corpus
 from bench.quality import metrics
 from bench.quality.sets import behavior_cases
+from bench.train.biencoder import SEED, training_queries
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.embedding import weights
 from smartsearch_ls.index.dense import DenseIndex
@@ -88,8 +89,6 @@ def summaries() -> list[metrics.QueryCase]:
     """The training corpus's questions of the bi-encoder's validation packages: doc-comment summaries, which share
     words with the names they describe as the quality set's questions by design do not, over packages that neither
     the shipped model's training nor any fit here has seen."""
-    from bench.train.biencoder import SEED, training_queries
-
     held_out = {f"train/{name}" for name in training_queries(SEED)[2]}
     return [case for case in metrics.load_cases(TRAIN_QUERIES) if case.corpus in held_out]
 

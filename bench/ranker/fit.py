@@ -7,14 +7,16 @@ holds an answer), the written negatives and the development questions asked of t
 (`collect.crossed`), all labeled 0, the two classes weighed even, the negatives half written, half crossed.
 Both are L2-penalized logistic regressions on standardized features (Newton's method).
 
-What is chosen: both penalties and the sharpness, from the grids below (fixed before any figure was seen, but for
-the sharpness 0.15, added on 2026-12-02 after development figures only), by
-leave-one-project-out over the development projects (fit on the others, replay the engine's cut on the one left out:
-`replay.replay`, threshold 0.5). The criterion: MRR@10 + recall@10 / 2 + negatives answered empty (written and
-crossed, pooled) - 2 x positives answered empty, averaged over the folds, among the settings whose answers hold
-at most a page of matches (`PAGE`: the median count above the threshold on answerable questions), since a
-sharpness near 0 keeps every candidate of an answerable question above the threshold, which no metric in the
-top 10 sees but every user of the long list would. The held-out part is never read here;
+Word evidence (`WORD_EVIDENCE`, `QUESTION_WORD_EVIDENCE`) is held to weights of at least 0, for the reason given
+there.
+
+What is chosen: both penalties and the sharpness, from the grids below (`bench/ranker/README.md` says which values
+were added after development figures), by leave-one-project-out over the development projects (fit on the others,
+replay the engine's cut on the one left out: `replay.replay`, threshold 0.5). The criterion: MRR@10 + recall@10 / 2
++ negatives answered empty (written and crossed, pooled) - 2 x positives answered empty, averaged over the folds,
+among the settings whose answers hold at most a page of matches (`PAGE`: the median count above the threshold on
+answerable questions), since a sharpness near 0 keeps every candidate of an answerable question above the threshold,
+which no metric in the top 10 sees but every user of the long list would. The held-out part is never read here;
 `evaluate.py` scores it with what this writes.
 
     .venv/bin/python -m bench.ranker.fit [--write] [--with-train] [--tag NAME]

@@ -94,7 +94,6 @@ _EXAMPLE_FOLDERS = re.compile(r"(^|/)(examples?|samples?|fixtures?|benchmarks?|b
 _LITERAL_LINE = re.compile(r"""^\s*(?:[\w$.\-]+\s*[:=]\s*)?(?:["'`][^"'`]*["'`]|[-+]?[\d.]+|true|false|null|None)"""
                            r"""\s*[,;)\]}]*\s*$|^\s*[\[\]{}(),;]+\s*$""", re.IGNORECASE)  # fmt: skip
 _BLANK_OR_COMMENT = re.compile(r"^\s*(?:$|#|//|/\*|\*|--)")
-_COMMENT = re.compile(r"^\s*(?:#|//|/\*|\*|--)")
 _DOCSTRING_QUOTES = re.compile(r'"""|\'\'\'')
 
 
@@ -182,7 +181,7 @@ def _comment_share(text: str) -> float:
     prose = 0
     for line in lines:
         quotes = len(_DOCSTRING_QUOTES.findall(line))
-        if in_docstring or quotes or _COMMENT.match(line):
+        if in_docstring or quotes or _BLANK_OR_COMMENT.match(line):
             prose += 1
         if quotes % 2:
             in_docstring = not in_docstring
