@@ -10,12 +10,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.support.prerequisites import require
 
 REPO = Path(__file__).resolve().parent.parent
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -23,10 +22,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 def _require(module: str) -> None:
     if importlib.util.find_spec(module) is None:
-        message = f"{module} is not installed (the `bench` extra)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        require(f"{module} is not installed (the `bench` extra)")
 
 
 def _numbers(value: object) -> list[float]:

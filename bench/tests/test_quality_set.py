@@ -13,6 +13,7 @@ import pytest
 from bench import corpora
 from bench.quality.metrics import load_cases
 from bench.quality.sets import BEHAVIOR_DIR, DEVELOPMENT, HELD_OUT, PARTS, behavior_cases, corpus_file
+from tests.support.prerequisites import require
 
 DECLARATION_START = re.compile(
     r"^\s*(@|def |async def |class |module |export |function |const |let |var |/\*\*|///|//|#\[|# |#$|import "
@@ -44,7 +45,7 @@ def test_set_size_and_shape():
 @pytest.mark.parametrize("corpus", PARTS["all"])
 def test_gold_spans_match_the_corpus(corpus):
     if not corpora.is_prepared(corpora.CORPORA[corpus]):
-        pytest.skip("corpus not prepared: python -m bench prepare --quality")
+        require("corpus not prepared: python -m bench prepare --quality")
     root = corpora.CORPORA[corpus].root
     for case in load_cases(corpus_file(corpus)):
         for path, start, end in case.gold:

