@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 from smartsearch_ls.chunking.snippet import Snippet
 
@@ -53,5 +52,5 @@ def mark_key_continuations(snippets: Sequence[Snippet], blocks: Sequence[tuple[i
     marked = []
     for snippet in snippets:
         inside = next((last for first, last in blocks if first < snippet.start_line <= last), 0)
-        marked.append(replace(snippet, key_until=inside) if inside else snippet)
+        marked.append(snippet.replace(key_until=inside) if inside else snippet)
     return marked

@@ -8,7 +8,8 @@ form feeds and other Unicode separators do not), so a range maps straight onto a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, field
 
 from smartsearch_ls.pickling import by_fields
 
@@ -24,21 +25,67 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-@by_fields
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Snippet:
-    """A span of one file that is shortlisted and judged as a whole."""
+    """A span of one file that is shortlisted and judged as a whole.
+
+    Its text is held zlib-compressed (`packed`) and unpacked on each read of `text`: a large repository's
+    index holds every line of its code in snippets, as Python strings several times the size of their
+    compressed bytes (four bytes a character in any snippet with one emoji), while a search reads the text of
+    a few hundred of them. Build one from its text; `replace` gives a copy with some fields changed.
+    """
 
     path: str
     """Relative to the search root, '/'-separated."""
     start_line: int
     end_line: int
-    text: str
-    symbol: str | None = None
+    packed: bytes = field(repr=False)
+    """The text, UTF-8 and zlib-compressed (`text` unpacks it)."""
+    symbol: str | None
     """The enclosing declaration's qualified name, e.g. `Cache.get`; None for a plain line window."""
-    key_until: int = 0
+    key_until: int
     """When the snippet starts inside a private key block whose `BEGIN` line is above it: the block's last line,
     so its lines up to there are redacted before judging (`chunking.key_blocks`); 0 otherwise."""
+
+    def __init__(
+        self, path: str, start_line: int, end_line: int, text: str, symbol: str | None = None, key_until: int = 0
+    ) -> None:
+        self._set(path, start_line, end_line, _pack(text), symbol, key_until)
+
+    def _set(self, *values: object) -> None:
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)  # frozen: the one way to fill the slots
+
+    @property
+    def text(self) -> str:
+        return zlib.decompress(self.packed).decode("utf-8", "surrogatepass")
+
+    def replace(self, *, text: str | None = None, key_until: int | None = None) -> Snippet:
+        """A copy with its text (a redacted one, say) or its key block's end changed."""
+        copy = object.__new__(Snippet)
+        copy._set(
+            self.path,
+            self.start_line,
+            self.end_line,
+            self.packed if text is None else _pack(text),
+            self.symbol,
+            self.key_until if key_until is None else key_until,
+        )
+        return copy
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return _unpickle_snippet, tuple(getattr(self, name) for name in self.__slots__)
+
+
+def _pack(text: str) -> bytes:
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
+
+
+def _unpickle_snippet(*values: object) -> Snippet:
+    """The persisted index's snippets come back as they were packed, without compressing again."""
+    snippet = object.__new__(Snippet)
+    snippet._set(*values)
+    return snippet
 
 
 def is_module_header(snippet: Snippet) -> bool:

@@ -79,7 +79,7 @@ async def _judge_shortlist(
     idf: Mapping[str, float] | None,
 ) -> list[float]:
     shown = [
-        e if r.text == e.snippet.text else replace(e, snippet=replace(e.snippet, text=r.text))
+        e if r.text == e.snippet.text else replace(e, snippet=e.snippet.replace(text=r.text))
         for e, r in zip(evidence, redactions, strict=True)
     ]
     together = _shortlist_digest(query, [e.snippet for e in shown])

@@ -1,0 +1,38 @@
+"""A snippet holds its text compressed: what comes back must be exactly what went in, persisted or not."""
+
+import pickle
+import sys
+
+from smartsearch_ls.chunking.snippet import Snippet
+
+TEXTS = [
+    "",
+    "def f():\n    return 1\n",
+    "line\r\nwith crlf\rand a lone cr\x0cform feed",
+    'emoji = "\U0001f600 caf\u00e9 \u4e2d\u6587"',
+    "an editor's unsaved buffer may hold a lone surrogate: \ud800",
+]
+
+
+def test_text_round_trips_exactly_through_construction_copies_and_pickling():
+    for text in TEXTS:
+        snippet = Snippet("src/a.py", 3, 4, text, symbol="A.f", key_until=0)
+        assert snippet.text == text
+        copied = pickle.loads(pickle.dumps(snippet))
+        assert copied == snippet and hash(copied) == hash(snippet) and copied.text == text
+        marked = snippet.replace(key_until=4)
+        assert (marked.text, marked.key_until, marked.symbol, marked.path) == (text, 4, "A.f", "src/a.py")
+        redacted = snippet.replace(text="[redacted]")
+        assert (redacted.text, redacted.start_line, redacted.end_line) == ("[redacted]", 3, 4)
+        assert snippet.text == text  # the original is untouched
+
+
+def test_a_declaration_s_text_takes_a_fraction_of_its_string():
+    body = "".join(f"    total += values[{i}] * weights[{i}]  # accumulate \u00e9\n" for i in range(200))
+    snippet = Snippet("src/a.py", 1, 201, "def f(values, weights):\n" + body)
+    assert len(snippet.packed) * 4 < sys.getsizeof(snippet.text)
+
+
+def test_equal_snippets_are_equal_and_different_texts_are_not():
+    assert Snippet("a.py", 1, 1, "x = 1") == Snippet("a.py", 1, 1, "x = 1")
+    assert Snippet("a.py", 1, 1, "x = 1") != Snippet("a.py", 1, 1, "x = 2")
