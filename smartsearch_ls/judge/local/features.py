@@ -126,7 +126,8 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
     known = sum(1 for t in terms if t in idf) / len(terms) if terms else 0.0
     for row, item in enumerate(shortlist):
         s = item.snippet
-        body = text_terms(s.text).keys()
+        text = s.text  # unpacked once: a snippet holds its text compressed
+        body = text_terms(text).keys()
         named = text_terms(s.symbol).keys() if s.symbol else frozenset()
         path_terms = meta_terms(s.path, None)
         test = is_test(s.path)
@@ -146,7 +147,7 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
             float(is_documentation(s.path)),
             float(_is_data_file(s.path)),
             float(_EXAMPLE_FOLDERS.search(s.path) is not None and not test),
-            *_line_shares(s.text),
+            *_line_shares(text),
             math.log1p(s.end_line - s.start_line + 1),
             known,
         )

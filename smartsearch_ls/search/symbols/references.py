@@ -84,9 +84,10 @@ def find_references(scopes: Sequence[Scope], query: str, *, tests_only: bool = F
             definitions = {d.name_line for d in declared.declarations if d.name == name} if declared else set()
             imports = [r for r in symbols.imports_of(path)]
             for snippet in pieces:
-                if not word.search(snippet.text):
+                text = snippet.text  # unpacked once: a snippet holds its text compressed
+                if not word.search(text):
                     continue
-                for offset, line in enumerate(split_lines(snippet.text)):
+                for offset, line in enumerate(split_lines(text)):
                     number = snippet.start_line + offset
                     if number in definitions or (path, str(index.root), number) in found:
                         continue
