@@ -153,9 +153,13 @@ def test_search_in_a_terminal(terminal: tuple[Terminal, Path]) -> None:
     term.wait_for_text("retry.py")
 
     command(term, "SmartSearch parse config file")
-    screen = term.wait_for_text("config_loader.py|4 col 1| parse_config_file (1.00) def parse_config_file(path):")
+    # The list fills with partial results while the search runs: wait for the final message, not the first row.
+    match_row = "config_loader.py|4 col 1| parse_config_file (1.00) def parse_config_file(path):"
+    final_message = 'SmartSearch "parse config file": 1 match'
+    screen = term.wait_for(
+        f"{match_row!r} and {final_message!r}", lambda screen: match_row in screen and final_message in screen
+    )
     assert "[Quickfix List]" in screen, screen
-    assert 'SmartSearch "parse config file": 1 match' in screen, screen
 
     # The quickfix window has the cursor on the match: Enter opens it.
     term.press("Enter")
