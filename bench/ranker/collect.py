@@ -2,7 +2,8 @@
 
 For each question the hybrid shortlist is computed as a search computes it (128 candidates, the corpus fully
 embedded, as a server's is once background embedding is done), each candidate becomes an `Evidence` with its
-BM25 score and cosine, and `features.features` gives its row: the very code the judge runs. A candidate is
+BM25 score and cosine, completed as the local judge completes it (the cosine of its commentary), and
+`features.features` gives its row: the very code the judge runs. A candidate is
 labeled relevant when it overlaps a gold span. Rows are cached per set in `bench/out/ranker/` (an `.npz` of
 features, labels, question numbers and spans), so fitting and the ablations replay them without the engine.
 
@@ -17,6 +18,7 @@ their own cache, its rows as `<set>-NAME.npz`, so `bench.ranker.fit --tag NAME` 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hashlib
 import json
 import os
@@ -40,6 +42,7 @@ from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
 from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import features, query_terms, root_idf
+from smartsearch_ls.judge.local.model import local_judge
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "bench" / "out" / "ranker"
@@ -116,6 +119,7 @@ def use_candidate_model(path: Path) -> Path:
 
 def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = print, cache: Path = CACHE) -> Rows:
     opened: dict[str, tuple[RootIndex, DenseIndex]] = {}
+    judge = local_judge()
     blocks: list[npt.NDArray[np.float64]] = []
     labels: list[int] = []
     question: list[int] = []
@@ -128,7 +132,8 @@ def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = pri
         found = shortlist(
             [Scope(index)], case.query, CANDIDATES, (dense,), documentation=asks_for_documentation(case.query)
         )
-        evidence = [Evidence(c.snippet, c.lexical, c.cosine if c.cosine is not None else 0.0) for c in found.candidates]
+        shortlisted = [Evidence(c.snippet, c.lexical, c.cosine) for c in found.candidates]
+        evidence = asyncio.run(judge.with_cosines(case.query, shortlisted))  # as the judge completes them
         idf = root_idf(index.bm25.frequency, index.bm25.live, query_terms(case.query))
         blocks.append(features(case.query, evidence, idf))
         for c in found.candidates:

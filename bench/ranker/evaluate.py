@@ -33,6 +33,7 @@ PIECES: dict[str, tuple[str, ...]] = {
     ),
     "ranks and gaps in the shortlist": ("cosine_gap", "cosine_rank"),
     "words the root holds at all": ("root_coverage",),
+    "what its comments say (commentary cosine, gap, any)": ("commentary_cosine", "commentary_gap", "commented"),
 }  # fmt: skip
 """Feature groups switched off together: each is one idea."""
 

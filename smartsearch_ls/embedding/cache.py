@@ -20,6 +20,12 @@ def content_key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+def commentary_key(key: str) -> str:
+    """The key of a snippet's commentary vector (`embedding.commentary`), from the key of the snippet's own: the
+    commentary is a function of the snippet's text, so no pass over the text is needed to find its vector."""
+    return f"{key}:commentary"
+
+
 CAPACITY = 4_096
 """Vectors kept: sixteen searches' worth at the largest `candidates` (256). The cache hands vectors between the
 shortlist, the judge's preparation and its runs within a search; what lasts is the root's `DenseIndex`, which

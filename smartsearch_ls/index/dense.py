@@ -16,6 +16,11 @@ for a whole root. So snippets are embedded ahead of time, in small batches the s
   other-model file is a cache miss; an unwritable directory leaves the vectors in memory only.
 - shared with the `local` judge: a vector the judge already computed is taken from its `EmbeddingCache`, and
   the shortlist hands its candidates' vectors to that cache, so a shortlisted snippet is not embedded twice.
+- with a second vector for a snippet that says something in comments or docstrings: its commentary
+  (`embedding.commentary`), which only the judge reads. It is kept under a key derived from the snippet's own
+  (`commentary_key`), so telling which snippets have one needs no pass over their texts, and the snippets that say
+  nothing are remembered as such (`silent`) rather than read again. Commentary is embedded after the code
+  vectors the shortlist needs, before prose documentation files' (which have none).
 
 Without the model's weights there is no dense side: `available()` is False and the shortlist is BM25 alone.
 """
@@ -34,7 +39,8 @@ import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import is_documentation
-from smartsearch_ls.embedding.cache import content_key
+from smartsearch_ls.embedding.cache import commentary_key, content_key
+from smartsearch_ls.embedding.commentary import commentary_text
 from smartsearch_ls.embedding.encoder import BATCH_SIZE, DIMENSIONS, MAX_TOKENS, snippet_text
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.embedding.weights import MODEL_SHA256, LocalModelUnavailable
@@ -47,8 +53,9 @@ VECTORS = f"{MODEL_SHA256}/{MAX_TOKENS}/{BATCH_SIZE}"
 """What persisted vectors are valid for: these weights, texts cut at this many tokens, run this many at a time
 (a batch's company moves a vector)."""
 
-NO_ROW, RETIRED = -1, -2
-"""`_doc_rows` values of a doc without a vector: one still waiting, and one retired (so `pending` need not look)."""
+NO_ROW, RETIRED, NO_COMMENTARY = -1, -2, -3
+"""`_doc_rows` and `_commentary_rows` values of a doc without a vector: one still waiting, one retired (so
+`pending` need not look), and (commentary only) one whose snippet says nothing in prose."""
 
 PENDING_WINDOW = 256
 """How many of the lowest doc ids still waiting for a vector `pending` chooses a batch of similar lengths from."""
@@ -90,6 +97,10 @@ class DenseIndex:
         """Row per doc id; `NO_ROW` while the doc waits for a vector, `RETIRED` once it left the index."""
         self._doc_prose = np.zeros(0, dtype=bool)
         """Per doc id: whether it is a snippet of prose documentation, embedded after the code."""
+        self._commentary_rows = np.zeros(0, dtype=np.int64)
+        """Row of each doc's commentary vector, or `NO_ROW`, `RETIRED`, `NO_COMMENTARY`."""
+        self._silent: set[str] = set()
+        """Content keys of snippets found to say nothing in prose: they need no commentary vector."""
         self._snippets: list[Snippet | None] | None = None
         """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
         self._unpersisted = False
@@ -120,8 +131,8 @@ class DenseIndex:
         beside a 100-line one) paid for padding: the shortest `limit` of the lowest `PENDING_WINDOW` waiting
         docs keeps a batch's lengths close (`bench/hybrid/measure.py`, background embedding). Every doc is
         still reached: the window always holds the lowest waiting ids, and each call takes `limit` of them.
-        Code comes before prose documentation, which behavior searches leave out unless asked
-        (`discovery.documentation`): the vectors searches use are all there sooner.
+        Code comes first, then code's commentary, then prose documentation, which behavior searches leave out
+        unless asked (`discovery.documentation`): the vectors searches use are all there sooner.
         """
         with self.index.lock, self._lock:
             self._sync()
@@ -129,7 +140,8 @@ class DenseIndex:
             # Not `_missing(_live_docs())`: that walks every snippet in Python (~5 ms a call on a 45k-snippet
             # root) for every background batch of eight; this finds waiting rows in numpy and stops at the window.
             waiting = self._doc_rows == NO_ROW
-            for ids in (np.flatnonzero(waiting & ~self._doc_prose), np.flatnonzero(waiting & self._doc_prose)):
+            tiers = (waiting & ~self._doc_prose, self._commentary_rows == NO_ROW, waiting & self._doc_prose)
+            for ids in map(np.flatnonzero, tiers):
                 live = (int(doc) for doc in ids if snippets[doc] is not None)
                 window = [(len(snippets[doc].text), doc) for doc in islice(live, PENDING_WINDOW)]  # type: ignore[union-attr]
                 if window:
@@ -162,25 +174,42 @@ class DenseIndex:
         encoder = self._encoder()
         if encoder is None or not len(docs):
             return 0
-        work: dict[str, Snippet] = {}
+        code: dict[str, Snippet] = {}
+        said: dict[str, tuple[str, Snippet]] = {}
+        """Commentary key -> the snippet's own key, and the snippet."""
         with self.index.lock, self._lock:
             self._sync()
             docs = self._missing(docs)
             for doc in docs.tolist():
                 key, snippet = self._doc_keys[doc], self.index.snippets[doc]
-                if key is not None and snippet is not None:
-                    work.setdefault(key, snippet)
-        vectors = {key: vector for key in work if (vector := encoder.cache.get_key(key)) is not None}
-        fresh = [key for key in work if key not in vectors] if compute else []
-        if fresh:
-            texts = [snippet_text(work[key].path, work[key].symbol, work[key].text) for key in fresh]
-            vectors.update(zip(fresh, encoder.embedder.embed_snippets(texts), strict=True))
+                if key is None or snippet is None:
+                    continue
+                if self._doc_rows[doc] < 0:
+                    code.setdefault(key, snippet)
+                if self._commentary_rows[doc] == NO_ROW:
+                    said.setdefault(commentary_key(key), (key, snippet))
+        keys = [*code, *said]
+        vectors = {key: vector for key in keys if (vector := encoder.cache.get_key(key)) is not None}
+        texts: dict[str, str] = {}
+        silent: list[str] = []
+        for key in keys if compute else ():
+            if key in vectors:
+                continue
+            if key in code:
+                texts[key] = snippet_text(code[key].path, code[key].symbol, code[key].text)
+            elif (commentary := commentary_text(said[key][1].text)) is not None:
+                texts[key] = commentary
+            else:
+                silent.append(said[key][0])
+        if texts:
+            vectors.update(zip(texts, encoder.embedder.embed_snippets(list(texts.values())), strict=True))
         with self._lock:
             for key, vector in vectors.items():
                 self._store(key, vector)
+            self._silent.update(silent)
             docs = docs[docs < len(self._doc_rows)]  # the index may have been replaced meanwhile
             self._sync_rows(docs)
-            return int((self._doc_rows[docs] >= 0).sum()) if len(docs) else 0
+            return int(len(docs) - len(self._missing(docs))) if len(docs) else 0
 
     def adopt_cached(self) -> int:
         """Give live snippets without a vector the one the judge's cache holds for them; how many got one.
@@ -220,11 +249,11 @@ class DenseIndex:
         encoder = self._encoder()
         if encoder is None:
             return
-        texts = [snippet_text(s.path, s.symbol, s.text) for s in snippets]
+        code = [content_key(snippet_text(s.path, s.symbol, s.text)) for s in snippets]
         with self._lock:
             found = {
                 key: self._rows[row].copy()
-                for key in map(content_key, texts)
+                for key in [*code, *map(commentary_key, code)]
                 if (row := self._row_of.get(key)) is not None
             }
         encoder.cache.update(found)
@@ -238,7 +267,7 @@ class DenseIndex:
         payload = store.load(dense_path(self.index.cache_dir, self.index.root))
         if payload is None or payload.get("root") != str(self.index.root) or payload.get("vectors") != VECTORS:
             return False
-        keys, matrix = payload["keys"], payload["matrix"]
+        keys, matrix, silent = payload["keys"], payload["matrix"], payload.get("silent", [])
         if not isinstance(matrix, np.ndarray) or matrix.shape != (len(keys), DIMENSIONS):
             return False
         with self._lock:
@@ -246,7 +275,9 @@ class DenseIndex:
             self._used = len(keys)
             self._free = []
             self._row_of = {key: row for row, key in enumerate(keys)}
+            self._silent = set(silent)
             self._doc_rows[:] = NO_ROW
+            self._commentary_rows = np.where(self._doc_prose, NO_COMMENTARY, NO_ROW).astype(np.int64)
             self._sync_rows(np.arange(len(self._doc_keys), dtype=np.int64))
         return True
 
@@ -265,8 +296,9 @@ class DenseIndex:
             self._collect()
             keys = list(self._row_of)
             matrix = self._rows[[self._row_of[key] for key in keys]].astype(np.float16)
+            silent = sorted(self._silent)
             self._unpersisted = False
-        payload = {"root": str(self.index.root), "vectors": VECTORS, "keys": keys, "matrix": matrix}
+        payload = {"root": str(self.index.root), "vectors": VECTORS, "keys": keys, "matrix": matrix, "silent": silent}
         saved = store.save(dense_path(self.index.cache_dir, self.index.root), payload)
         if not saved:
             with self._lock:
@@ -287,23 +319,32 @@ class DenseIndex:
         keys = [None if s is None else content_key(snippet_text(s.path, s.symbol, s.text)) for s in snippets[start:]]
         self._doc_keys.extend(keys)
         self._doc_rows = np.concatenate([self._doc_rows[:start], np.full(len(snippets) - start, NO_ROW, np.int64)])
-        prose = (s is not None and is_documentation(s.path) for s in snippets[start:])
-        self._doc_prose = np.concatenate([self._doc_prose[:start], np.fromiter(prose, bool, len(snippets) - start)])
+        prose = np.fromiter((s is not None and is_documentation(s.path) for s in snippets[start:]), bool)
+        self._doc_prose = np.concatenate([self._doc_prose[:start], prose])
+        # Documentation files are prose through and through: they have no commentary to embed apart.
+        commentary = np.where(prose, NO_COMMENTARY, NO_ROW).astype(np.int64)
+        self._commentary_rows = np.concatenate([self._commentary_rows[:start], commentary])
         self._sync_rows(np.arange(start, len(snippets), dtype=np.int64))
 
     def _sync_rows(self, docs: Docs) -> None:
         """Point these docs at the stored rows of their keys."""
         for doc in docs.tolist():
             key = self._doc_keys[doc]
-            if key is not None and self._doc_rows[doc] < 0:
+            if key is None:
+                continue
+            if self._doc_rows[doc] < 0:
                 self._doc_rows[doc] = self._row_of.get(key, NO_ROW)
+            if self._commentary_rows[doc] == NO_ROW:
+                said = self._row_of.get(commentary_key(key), NO_ROW)
+                self._commentary_rows[doc] = NO_COMMENTARY if key in self._silent else said
 
     def _live_docs(self) -> Docs:
         snippets = self.index.snippets
         return np.flatnonzero(np.fromiter((s is not None for s in snippets), dtype=bool, count=len(snippets)))
 
     def _missing(self, docs: Docs) -> Docs:
-        return docs[self._doc_rows[docs] < 0]
+        """The docs still waiting for their vector or their commentary's."""
+        return docs[(self._doc_rows[docs] < 0) | (self._commentary_rows[docs] == NO_ROW)]
 
     def _store(self, key: str, vector: npt.NDArray[np.float32]) -> None:
         row = self._row_of.get(key)
@@ -324,8 +365,11 @@ class DenseIndex:
     def _collect(self) -> None:
         """Free the rows of keys no live snippet has, and unlink retired docs from their rows."""
         snippets = self.index.snippets
-        live = {key for key, s in zip(self._doc_keys, snippets, strict=True) if s is not None}
+        code = {key for key, s in zip(self._doc_keys, snippets, strict=True) if s is not None and key is not None}
+        live = code | {commentary_key(key) for key in code}
         retired = np.fromiter((s is None for s in snippets), dtype=bool, count=len(snippets))
         self._doc_rows[retired] = RETIRED
+        self._commentary_rows[retired] = RETIRED
+        self._silent &= code
         for key in [key for key in self._row_of if key not in live]:
             self._free.append(self._row_of.pop(key))

@@ -34,6 +34,9 @@ class Evidence:
     """The query's cosine with the snippet's embedded text, when the shortlist had its vector."""
     memory: JudgmentMemory | None = None
     """Where judgments of this snippet's root outlive the process (None: not persisted)."""
+    commentary_cosine: float | None = None
+    """The query's cosine with what the snippet says in comments and docstrings (`embedding.commentary`), once
+    the local judge has it; None while unknown, and for a snippet that says nothing."""
 
 
 @runtime_checkable

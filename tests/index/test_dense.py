@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from smartsearch_ls.embedding.cache import EmbeddingCache
+from smartsearch_ls.embedding.cache import EmbeddingCache, commentary_key, content_key
 from smartsearch_ls.embedding.encoder import snippet_text
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.index import dense as dense_module
@@ -233,3 +233,32 @@ def test_background_embedding_does_code_before_prose_documentation(tmp_path: Pat
     prose = [i for i, header in enumerate(order) if header.endswith(".md")]
     assert len(prose) == 4 and prose == list(range(len(order) - 4, len(order)))  # all four, and last
     assert dense.progress() == (index.snippet_count, index.snippet_count)
+
+
+def test_a_commented_snippet_gets_a_commentary_vector_that_persists_and_reaches_the_judge(
+    tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    said = "Compute the price after the customer's discount."
+    tree = {**TREE, "shop/price.py": f'def net_price(price, rate):\n    """{said}"""\n    return price * (1 - rate)\n'}
+    index = RootIndex(write_tree(tmp_path / "ws", tree), cache_dir=tmp_path / "cache")
+    index.refresh()
+    dense = dense_of(index, embedder)
+    while dense.embed_pending(100):
+        pass
+    assert embedder.texts.count(said) == 1 and len(embedder.texts) == index.snippet_count + 1
+    assert dense.progress() == (index.snippet_count, index.snippet_count)
+    assert index.persist() and dense.persist()
+
+    restarted = RootIndex(index.root, cache_dir=index.cache_dir)
+    assert restarted.load_persisted()
+    again = CountingEmbedder()
+    judge_cache = EmbeddingCache()
+    warm = dense_of(restarted, again, judge_cache)
+    assert warm.embed_pending(100) == 0 and again.texts == []  # neither the commentary nor the silent re-read
+    priced = next(s for s in restarted.snippets if s is not None and s.symbol == "net_price")
+    warm.share([priced])
+    key = content_key(snippet_text(priced.path, priced.symbol, priced.text))
+    assert judge_cache.get_key(commentary_key(key)) is not None
+    np.testing.assert_allclose(
+        judge_cache.get_key(commentary_key(key)), embedder.real.embed_snippets([said])[0], atol=2e-3
+    )

@@ -138,3 +138,16 @@ def test_weights_fitted_on_other_features_are_refused():
     with pytest.raises(RankerMismatch):
         Ranker.from_json(document)
     assert Logistic.from_json(ranker.to_json()["question"], tuple(document["question"]["features"]))
+
+
+def test_a_candidate_whose_comments_say_what_is_asked_ranks_above_one_whose_comments_do_not():
+    # Two implementations alike in code, words and place: the doc comment that means the question tells them apart.
+    said, unsaid = (
+        Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.5, commentary_cosine=cosine) for cosine in (0.7, 0.2)
+    )
+    rows = features(QUERY, [said, unsaid], dict.fromkeys(query_terms(QUERY), 3.0))
+    assert rows[0, NAMES.index("commented")] == rows[1, NAMES.index("commented")] == 1.0
+    said_score, unsaid_score = shipped_ranker().relevance(rows)
+    assert said_score > unsaid_score
+    silent = features(QUERY, [Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.5)], {})[0]
+    assert silent[NAMES.index("commented")] == silent[NAMES.index("commentary_cosine")] == 0.0

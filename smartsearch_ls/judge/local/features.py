@@ -7,9 +7,13 @@ body) and how rare they are in the root, the BM25 score and both ranks in the sh
 file it is. `features` turns a shortlist into one row of numbers per candidate, the same code at search time and
 when the ranker is fitted (`bench/ranker/`), so the weights mean at run time what they meant when fitted.
 
-The last, `root_coverage`, is the same for every candidate of a question: the share of the question's words that
+`root_coverage` is the same for every candidate of a question: the share of the question's words that
 occur anywhere in the root. It does not rank; it tells the judge's verdict on the question as a whole ("is the
 asked behavior here at all?") that a question naming SMTP in a project that never says SMTP is likely absent.
+
+The last three weigh what a snippet says of itself in comments and docstrings (`embedding.commentary`): the
+question's cosine with it, whether there is any, and how it stands against the best of the shortlist's; a
+snippet that says nothing has 0 for all three.
 
 Every feature is bounded or log-scaled so a weight learned on one project's scale carries to another's; ranks and
 gaps are taken within the shortlist, which says how a candidate stands against its rivals for the same question.
@@ -50,6 +54,9 @@ NAMES = (
     "comment_heavy",
     "lines",
     "root_coverage",
+    "commentary_cosine",
+    "commented",
+    "commentary_gap",
 )
 """The columns of `features`, in order; the ranker's weights are stored by these names."""
 
@@ -73,10 +80,15 @@ LABELS = {
     "comment_heavy": "mostly comments",
     "lines": "size",
     "root_coverage": "question's words in the project",
+    "commentary_cosine": "meaning of its comments (cosine)",
+    "commented": "commented",
+    "commentary_gap": "meaning of its comments, against the best",
 }
 """How each feature reads in a match's `why`."""
 
-_FLAGS = frozenset({"declaration", "module_header", "test_unasked", "documentation", "data_file", "example_path"})
+_FLAGS = frozenset(
+    {"declaration", "module_header", "test_unasked", "documentation", "data_file", "example_path", "commented"}
+)
 
 
 def label(name: str, value: float) -> str:
@@ -122,6 +134,9 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
     lexical_rank = _ranks(lexical)
     best_cosine = float(cosines.max())
     best_lexical = float(lexical.max())
+    said = np.array([e.commentary_cosine if e.commentary_cosine is not None else np.nan for e in shortlist])
+    commented = ~np.isnan(said)
+    best_said = float(said[commented].max()) if commented.any() else 0.0
     tests_wanted = asks_for_tests(query)
     known = sum(1 for t in terms if t in idf) / len(terms) if terms else 0.0
     for row, item in enumerate(shortlist):
@@ -150,6 +165,9 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
             *_line_shares(text),
             math.log1p(s.end_line - s.start_line + 1),
             known,
+            said[row] if commented[row] else 0.0,
+            float(commented[row]),
+            said[row] - best_said if commented[row] else 0.0,
         )
     return rows
 

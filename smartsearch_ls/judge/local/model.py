@@ -2,10 +2,11 @@
 
 Every other judge is asked about each snippet on its own, as remote APIs need. This one runs in the process and
 its ranker weighs each candidate against its rivals (`ranker`), so it takes the shortlist at once: the query is
-embedded, the candidates the shortlist brought without a cosine are embedded in calls of up to `PREPARE_CHUNK`
-(their vectors kept in the cache the index's shortlist shares, so none is embedded twice), then one matrix of
-features goes through the ranker. No Pydantic AI run, no agent graph: a search with cached vectors pays the
-features and two small matrix products.
+embedded, the candidates the shortlist brought without a cosine, and the commentary of those that say something
+in prose (`embedding.commentary`) whose vector the root's index has not handed over yet, are embedded in calls of
+up to `PREPARE_CHUNK` (their vectors kept in the cache the index's shortlist shares, so none is embedded twice),
+then one matrix of features goes through the ranker. No Pydantic AI run, no agent graph: a search with cached
+vectors pays the features and two small matrix products.
 
 A snippet that performs nothing (only imports, docstrings, comments, bodiless signatures: `inert`) is capped at
 `INERT_CEILING`: it cannot perform the asked action, whatever it names.
@@ -16,12 +17,15 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
-from smartsearch_ls.embedding.cache import EmbeddingCache
+from smartsearch_ls.discovery.documentation import is_documentation
+from smartsearch_ls.embedding.cache import EmbeddingCache, commentary_key, content_key
+from smartsearch_ls.embedding.commentary import commentary_text
 from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.embedding.loading import load_encoder
 from smartsearch_ls.judge.contract import Evidence
@@ -49,9 +53,15 @@ class LocalJudge:
     def __init__(self, embedder: Embedder, *, cache: EmbeddingCache | None = None, ranker: Ranker | None = None):
         self.embedder = embedder
         self.cache = cache if cache is not None else EmbeddingCache()
-        self.ranker = ranker if ranker is not None else shipped_ranker()
+        self._ranker = ranker
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._queries_lock = threading.Lock()
+
+    @property
+    def ranker(self) -> Ranker:
+        """The ranker given, else the shipped one, read on first use: completing cosines (`with_cosines`, which
+        the ranker's fit collects rows with) needs no ranker."""
+        return self._ranker if self._ranker is not None else shipped_ranker()
 
     async def score_shortlist(
         self, query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float] | None
@@ -60,7 +70,7 @@ class LocalJudge:
         and equally rare."""
         if not shortlist:
             return []
-        complete = await self._with_cosines(query, shortlist)
+        complete = await self.with_cosines(query, shortlist)
         scores = self.ranker.relevance(features(query, complete, idf if idf is not None else _even(query)))
         return [
             min(float(score), INERT_CEILING) if performs_nothing(e.snippet.path, e.snippet.text) else float(score)
@@ -73,29 +83,36 @@ class LocalJudge:
         """For each candidate, what weighed most in its score (`ExplainsShortlists`), as readable labels."""
         if not shortlist:
             return []
-        complete = await self._with_cosines(query, shortlist)
+        complete = await self.with_cosines(query, shortlist)
         rows = features(query, complete, idf if idf is not None else _even(query))
         return [tuple((label(name, value), effect) for name, value, effect in row) for row in self.ranker.factors(rows)]
 
-    async def _with_cosines(self, query: str, shortlist: Sequence[Evidence]) -> list[Evidence]:
-        """The shortlist with every cosine known: the shortlist's own where it had one, else from the vector of
-        the snippet's embedded text (cached, or embedded now)."""
-        texts = {i: _embedded_text(e) for i, e in enumerate(shortlist) if e.cosine is None}
-        if not texts:
-            return list(shortlist)
+    async def with_cosines(self, query: str, shortlist: Sequence[Evidence]) -> list[Evidence]:
+        """The shortlist with its cosines known: the snippet's own (the shortlist's where it had one) and its
+        commentary's (`embedding.commentary`), from the vectors the cache holds or, for the rest, embedded now."""
         query_vector = await self._query_vector(query)
-        missing = [text for text in dict.fromkeys(texts.values()) if self.cache.get(text) is None]
-        for start in range(0, len(missing), PREPARE_CHUNK):
-            chunk = missing[start : start + PREPARE_CHUNK]
-            vectors = await asyncio.to_thread(self.embedder.embed_snippets, chunk)
-            for text, vector in zip(chunk, vectors, strict=True):
-                self.cache.put(text, vector)
-        complete = list(shortlist)
-        for i, text in texts.items():
-            vector = self.cache.get(text)
-            if vector is None:  # evicted by a concurrent search between the two steps: embed it again
-                vector = (await asyncio.to_thread(self.embedder.embed_snippets, [text]))[0]
-            complete[i] = replace(shortlist[i], cosine=float(query_vector @ vector))
+        keys = [content_key(_embedded_text(e)) for e in shortlist]
+        wanted: dict[str, Callable[[], str | None]] = {}
+        for e, key in zip(shortlist, keys, strict=True):
+            if e.cosine is None:
+                wanted[key] = partial(_embedded_text, e)
+            wanted[commentary_key(key)] = partial(_commentary, e)
+        vectors = {key: vector for key in wanted if (vector := self.cache.get_key(key)) is not None}
+        missing = {key: text for key, make in wanted.items() if key not in vectors and (text := make()) is not None}
+        pending = list(missing)
+        for start in range(0, len(pending), PREPARE_CHUNK):
+            chunk = pending[start : start + PREPARE_CHUNK]
+            embedded = await asyncio.to_thread(self.embedder.embed_snippets, [missing[key] for key in chunk])
+            fresh = dict(zip(chunk, embedded, strict=True))
+            self.cache.update(fresh)
+            vectors.update(fresh)  # kept here too: a concurrent search may evict them from the cache
+        complete = []
+        for e, key in zip(shortlist, keys, strict=True):
+            cosine = e.cosine if e.cosine is not None else float(query_vector @ vectors[key])
+            said = vectors.get(commentary_key(key))  # None: the snippet says nothing in prose
+            complete.append(
+                replace(e, cosine=cosine, commentary_cosine=None if said is None else float(query_vector @ said))
+            )
         return complete
 
     async def _query_vector(self, query: str) -> np.ndarray:
@@ -118,6 +135,10 @@ def _even(query: str) -> dict[str, float]:
 def _embedded_text(evidence: Evidence) -> str:
     s = evidence.snippet
     return snippet_text(s.path, s.symbol, s.text)
+
+
+def _commentary(evidence: Evidence) -> str | None:
+    return None if is_documentation(evidence.snippet.path) else commentary_text(evidence.snippet.text)
 
 
 _loaded: list[LocalJudge] = []

@@ -41,6 +41,8 @@ QUESTION_NAMES = (
     "best_name",
     "root_coverage",
     "best_lexical",
+    "best_commentary",
+    "commentary_of_best",
 )
 """The question model's inputs, in order (`question_features`)."""
 
@@ -109,6 +111,8 @@ def question_features(rows: Rows, logits: Rows) -> Rows:
             rows[best, column["name_coverage"]],
             rows[best, column["root_coverage"]],
             rows[best, column["lexical"]],
+            float(rows[:, column["commentary_cosine"]].max()),
+            rows[best, column["commentary_cosine"]],
         ]
     )
 

@@ -227,3 +227,20 @@ def test_embeddings_are_unit_vectors_that_match_meaning():
     assert vectors.dtype == np.float32 and vectors.shape == (3, 384)
     assert np.linalg.norm(vectors, axis=1) == pytest.approx(1, abs=1e-5)
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
+
+
+async def test_commentary_is_embedded_in_the_same_call_and_weighed_beside_the_code(judge):
+    said = "Read a calendar date written as year, month and day."
+    documented = Snippet(
+        "util/dates.py", 10, 15, PARSE_DATE.text.replace("\n", f'\n    """{said}"""\n', 1), "parse_iso_date"
+    )
+    counting = CountingEmbedder(judge.embedder)
+    local = LocalJudge(counting)  # type: ignore[arg-type]
+    shortlist = [Evidence(documented), Evidence(UNRELATED[0])]
+    completed = await local.with_cosines("parse a date string", shortlist)
+    code = [snippet_text(s.path, s.symbol, s.text) for s in (documented, UNRELATED[0])]
+    assert counting.calls == [[code[0], said, code[1]]]
+    assert completed[0].commentary_cosine is not None and completed[0].commentary_cosine > 0.3
+    assert completed[1].commentary_cosine is None  # says nothing in prose
+    await local.with_cosines("parse a date string", shortlist)
+    assert len(counting.calls) == 1  # both vectors cached
