@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from smartsearch_ls.discovery.documentation import is_documentation
+from smartsearch_ls.embedding.cache import commentary_key
+from smartsearch_ls.embedding.commentary import commentary_text
 from smartsearch_ls.index import store
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
@@ -124,7 +127,14 @@ def test_the_vectors_a_search_computed_are_kept_for_the_next_run(project: Path, 
     (vectors,) = (tmp_path / "smartsearch-ls" / "dense").iterdir()
     payload = store.load(vectors)
     assert payload is not None and payload["root"] == str(project.resolve())
-    assert len(payload["keys"]) == coverage["snippets"]  # the shortlist's and the judge's alike
+    # Every snippet's vector, the shortlist's and the judge's alike, and the commentary vector of each that says
+    # something in comments or docstrings: the judge embedded those too.
+    index, _ = RootIndex.open_warm(project.resolve(), cache_dir=tmp_path / "smartsearch-ls")
+    code = [s for s in index.snippets if s is not None and not is_documentation(s.path)]
+    commented = sum(commentary_text(s.text) is not None for s in code)
+    assert 0 < commented < len(code)
+    said = set(payload["keys"]) & {commentary_key(key) for key in payload["keys"]}
+    assert len(said) == commented and len(payload["keys"]) - len(said) == coverage["snippets"]
 
 
 def test_a_one_shot_answer_does_not_depend_on_how_far_background_embedding_got(project: Path, tmp_path: Path) -> None:
