@@ -15,6 +15,7 @@ batches at once would only fight over them. Calls block, so async code runs them
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +41,10 @@ snippet more than the separate `Add` and `LayerNormalization` it replaces (10% o
 
 DIMENSIONS = 384
 
+QUERY_CACHE_SIZE = 64
+"""Query vectors kept: within one search the shortlist and the local judge both need the query's vector, and an
+editor asks its recent queries again."""
+
 
 def snippet_text(path: str, symbol: str | None, code: str) -> str:
     """What is embedded for a snippet: a `path :: symbol` header line, then the code (the header helps a little)."""
@@ -61,6 +66,8 @@ class Embedder:
         self._session = session
         self._tokenizer = tokenizer
         self._lock = threading.Lock()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._queries_lock = threading.Lock()
 
     @classmethod
     def load(cls, weights: str | Path | None = None, *, threads: int | None = None) -> Embedder:
@@ -93,8 +100,20 @@ class Embedder:
         return vectors
 
     def embed_query(self, query: str) -> np.ndarray:
-        """The query's unit vector, shape `(384,)`; the model is symmetric, so no prefix is needed."""
-        return self._run(*self._encode([query]))[0]
+        """The query's unit vector, shape `(384,)`, read-only; the model is symmetric, so no prefix is needed. The
+        last `QUERY_CACHE_SIZE` queries' vectors are kept."""
+        with self._queries_lock:
+            vector = self._queries.get(query)
+            if vector is not None:
+                self._queries.move_to_end(query)
+                return vector
+        vector = self._run(*self._encode([query]))[0]
+        vector.setflags(write=False)  # shared by every caller that asks for this query
+        with self._queries_lock:
+            self._queries[query] = vector
+            while len(self._queries) > QUERY_CACHE_SIZE:
+                self._queries.popitem(last=False)
+        return vector
 
     def _encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Token ids and attention mask, `(len(texts), longest)` int64, padded on the right."""

@@ -221,7 +221,8 @@ def test_without_a_model_nothing_is_embedded(tmp_path: Path) -> None:
 
 def test_background_embedding_does_code_before_prose_documentation(tmp_path: Path, embedder: CountingEmbedder) -> None:
     """Behavior searches leave documentation out, so the vectors they use come first, whatever the file order."""
-    docs = {f"a_docs/guide{i}.md": f"# Guide {i}\n\nHow to compute the area of shape {i}.\n" for i in range(3)}
+    # Their headings would read as `#` comments: documentation gets no commentary vector.
+    docs = {f"a_docs/guide{i}.md": f"# Area guide {i}\n\nHow to compute the area of shape {i}.\n" for i in range(3)}
     index = RootIndex(
         write_tree(tmp_path / "ws", {**docs, "README.md": "# Shapes\n", **TREE}), cache_dir=tmp_path / "cache"
     )

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -32,8 +31,6 @@ from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import features, label, query_terms
 from smartsearch_ls.judge.local.inert import performs_nothing
 from smartsearch_ls.judge.local.ranker import Ranker, shipped_ranker
-
-QUERY_CACHE_SIZE = 64
 
 INERT_CEILING = 0.1
 """The most the judge answers for a snippet that performs nothing: below any useful threshold, and ranked under
@@ -54,8 +51,6 @@ class LocalJudge:
         self.embedder = embedder
         self.cache = cache if cache is not None else EmbeddingCache()
         self._ranker = ranker
-        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._queries_lock = threading.Lock()
 
     @property
     def ranker(self) -> Ranker:
@@ -116,15 +111,8 @@ class LocalJudge:
         return complete
 
     async def _query_vector(self, query: str) -> np.ndarray:
-        with self._queries_lock:
-            vector = self._queries.get(query)
-        if vector is None:
-            vector = await asyncio.to_thread(self.embedder.embed_query, query)
-            with self._queries_lock:
-                self._queries[query] = vector
-                while len(self._queries) > QUERY_CACHE_SIZE:
-                    self._queries.popitem(last=False)
-        return vector
+        """The query's vector; the embedder keeps recent ones, so the shortlist's is not computed again here."""
+        return await asyncio.to_thread(self.embedder.embed_query, query)
 
 
 def _even(query: str) -> dict[str, float]:

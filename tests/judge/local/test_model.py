@@ -244,3 +244,20 @@ async def test_commentary_is_embedded_in_the_same_call_and_weighed_beside_the_co
     assert completed[1].commentary_cosine is None  # says nothing in prose
     await local.with_cosines("parse a date string", shortlist)
     assert len(counting.calls) == 1  # both vectors cached
+
+
+def test_a_query_is_embedded_once_for_the_shortlist_and_the_judge(monkeypatch: pytest.MonkeyPatch):
+    embedder = local_judge().embedder
+    runs: list[int] = []
+    run = embedder._run
+
+    def counted(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        runs.append(len(ids))
+        return run(ids, mask)
+
+    monkeypatch.setattr(embedder, "_run", counted)
+    query = "a question only this test asks"
+    first = embedder.embed_query(query)  # the shortlist's
+    completed = asyncio.run(LocalJudge(embedder).with_cosines(query, [Evidence(PARSE_DATE, cosine=0.2)]))
+    assert runs == [1] and completed[0].cosine == 0.2  # the judge reused the query's vector: no second run
+    assert embedder.embed_query(query) is first and not first.flags.writeable
