@@ -113,12 +113,16 @@ async def search_folder(
     dense = await asyncio.to_thread(folder.vectors) if local_judge and settings.semantic else None
     scope = Scope(folder.index, "", GlobSet.of([params.glob]) if params.glob else GlobSet())
     request = SearchRequest.of(params, settings, [scope], mode, dense=[dense] if dense is not None else [])
-    embedded_before = dense.progress()[0] if dense is not None else 0
     with tally_redactions() as redactions:
         result = await search(request, judge, judgments)
-    if dense is not None and (dense.adopt_cached() or dense.progress()[0] > embedded_before):
-        await asyncio.to_thread(dense.persist)  # what this search embedded is not embedded again by the next one
+    if dense is not None:  # what this search embedded, the shortlist and the judge, is not embedded again next time
+        await asyncio.to_thread(_keep_vectors, dense)
     return replace(result, warnings=[*result.warnings, *redactions.warnings()])
+
+
+def _keep_vectors(dense: DenseIndex) -> None:
+    dense.adopt_cached()
+    dense.persist(only_if_changed=True)
 
 
 def _forced_mode(params: QueryParams) -> Mode | None:

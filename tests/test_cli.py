@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from smartsearch_ls.discovery.documentation import is_documentation
-from smartsearch_ls.embedding.cache import commentary_key
+from smartsearch_ls.embedding.cache import commentary_key, passage_key
 from smartsearch_ls.embedding.commentary import commentary_text
+from smartsearch_ls.embedding.loading import load_encoder
+from smartsearch_ls.embedding.passages import passage_texts
 from smartsearch_ls.index import store
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
@@ -127,14 +129,20 @@ def test_the_vectors_a_search_computed_are_kept_for_the_next_run(project: Path, 
     (vectors,) = (tmp_path / "smartsearch-ls" / "dense").iterdir()
     payload = store.load(vectors)
     assert payload is not None and payload["root"] == str(project.resolve())
-    # Every snippet's vector, the shortlist's and the judge's alike, and the commentary vector of each that says
-    # something in comments or docstrings: the judge embedded those too.
+    # Every snippet's vector, the shortlist's and the judge's alike, the commentary vector of each that says
+    # something in comments or docstrings, and the passage vector of each longer than its head: the judge embedded
+    # those too.
     index, _ = RootIndex.open_warm(project.resolve(), cache_dir=tmp_path / "smartsearch-ls")
     code = [s for s in index.snippets if s is not None and not is_documentation(s.path)]
     commented = sum(commentary_text(s.text) is not None for s in code)
-    assert 0 < commented < len(code)
-    said = set(payload["keys"]) & {commentary_key(key) for key in payload["keys"]}
-    assert len(said) == commented and len(payload["keys"]) - len(said) == coverage["snippets"]
+    count_tokens = load_encoder().embedder.token_counts
+    long = sum(bool(passage_texts(s.path, s.symbol, s.text, count_tokens)) for s in code)
+    assert 0 < commented < len(code) and 0 < long < len(code)
+    keys = set(payload["keys"])
+    said = keys & {commentary_key(key) for key in keys}
+    read = keys & {passage_key(key) for key in keys}
+    assert len(said) == commented and len(read) == long
+    assert len(keys) - len(said) - len(read) == coverage["snippets"]
 
 
 def test_a_one_shot_answer_does_not_depend_on_how_far_background_embedding_got(project: Path, tmp_path: Path) -> None:

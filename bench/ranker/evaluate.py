@@ -34,6 +34,7 @@ PIECES: dict[str, tuple[str, ...]] = {
     "ranks and gaps in the shortlist": ("cosine_gap", "cosine_rank"),
     "words the root holds at all": ("root_coverage",),
     "what its comments say (commentary cosine, gap, any)": ("commentary_cosine", "commentary_gap", "commented"),
+    "what its lines past the head say (whole-snippet cosine, gap)": ("whole_cosine", "whole_gap"),
 }  # fmt: skip
 """Feature groups switched off together: each is one idea."""
 

@@ -26,8 +26,20 @@ def commentary_key(key: str) -> str:
     return f"{key}:commentary"
 
 
+def passage_key(key: str) -> str:
+    """The key of a snippet's passage vector (`embedding.passages`), from the key of the snippet's own, as
+    `commentary_key`."""
+    return f"{key}:passages"
+
+
+NOTHING = np.zeros(0, dtype=np.float32)
+NOTHING.setflags(write=False)
+"""Stored under a reading's key (`commentary_key`, `passage_key`) when the snippet has nothing to read that way, so
+a search that meets the snippet again does not read its text to find that out."""
+
 CAPACITY = 4_096
-"""Vectors kept: sixteen searches' worth at the largest `candidates` (256). The cache hands vectors between the
+"""Vectors kept: several searches' worth at the largest `candidates` (256; a candidate has up to three entries,
+its own vector, its commentary's and its passages', or markers that it has none). The cache hands vectors between the
 shortlist, the judge's preparation and its runs within a search; what lasts is the root's `DenseIndex`, which
 the shortlist copies from (`DenseIndex.share`). At 50,000 (the first bound) a long-lived server on a large root
 kept a second copy of most of its vectors: ~1.8 KB an entry, ~90 MB."""

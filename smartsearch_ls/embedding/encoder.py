@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,6 +99,21 @@ class Embedder:
             width = int(lengths[batch].max())
             vectors[batch] = self._run(ids[batch, :width], mask[batch, :width])
         return vectors
+
+    def embed_groups(self, groups: list[list[str]]) -> np.ndarray:
+        """One unit vector per non-empty group of texts, the normalized mean of theirs, shape `(len(groups), 384)`,
+        with float16's precision: the values the root's index keeps, so a cosine is the same whether the judge
+        computed the vector or the index handed it over. A group of one text gets that text's vector
+        (`embedding.passages` averages a snippet's windows)."""
+        vectors = self.embed_snippets([text for group in groups for text in group])
+        starts = np.cumsum([0] + [len(group) for group in groups[:-1]])
+        means = np.add.reduceat(vectors, starts, axis=0) if len(vectors) else vectors
+        unit = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
+        return unit.astype(np.float16).astype(np.float32)
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Tokens of each text without the model's two marks, at most `MAX_TOKENS - 2` (what a vector can see)."""
+        return [sum(e.attention_mask) - 2 for e in self._tokenizer.encode_batch(list(texts))]
 
     def embed_query(self, query: str) -> np.ndarray:
         """The query's unit vector, shape `(384,)`, read-only; the model is symmetric, so no prefix is needed. The

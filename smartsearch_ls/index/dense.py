@@ -21,6 +21,9 @@ for a whole root. So snippets are embedded ahead of time, in small batches the s
   (`commentary_key`), so telling which snippets have one needs no pass over their texts, and the snippets that say
   nothing are remembered as such (`silent`) rather than read again. Commentary is embedded after the code
   vectors the shortlist needs, before prose documentation files' (which have none).
+- with a third for a snippet longer than what its own vector sees: the mean of its passages'
+  (`embedding.passages`), kept and remembered the same way (`short`: the snippets whose head is all of them),
+  embedded after the commentary.
 
 Without the model's weights there is no dense side: `available()` is False and the shortlist is BM25 alone.
 """
@@ -30,6 +33,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from functools import cache
 from itertools import islice
 from pathlib import Path
@@ -39,10 +43,11 @@ import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import is_documentation
-from smartsearch_ls.embedding.cache import commentary_key, content_key
+from smartsearch_ls.embedding.cache import NOTHING, commentary_key, content_key, passage_key
 from smartsearch_ls.embedding.commentary import commentary_text
 from smartsearch_ls.embedding.encoder import BATCH_SIZE, DIMENSIONS, MAX_TOKENS, snippet_text
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
+from smartsearch_ls.embedding.passages import passage_texts
 from smartsearch_ls.embedding.weights import MODEL_SHA256, LocalModelUnavailable
 from smartsearch_ls.index import store
 from smartsearch_ls.index.root_index import RootIndex
@@ -53,9 +58,9 @@ VECTORS = f"{MODEL_SHA256}/{MAX_TOKENS}/{BATCH_SIZE}"
 """What persisted vectors are valid for: these weights, texts cut at this many tokens, run this many at a time
 (a batch's company moves a vector)."""
 
-NO_ROW, RETIRED, NO_COMMENTARY = -1, -2, -3
-"""`_doc_rows` and `_commentary_rows` values of a doc without a vector: one still waiting, one retired (so
-`pending` need not look), and (commentary only) one whose snippet says nothing in prose."""
+NO_ROW, RETIRED, NO_READING = -1, -2, -3
+"""Row values of a doc without a vector: one still waiting, one retired (so `pending` need not look), and (a
+reading only) one whose snippet has nothing to read that way."""
 
 PENDING_WINDOW = 256
 """How many of the lowest doc ids still waiting for a vector `pending` chooses a batch of similar lengths from."""
@@ -72,6 +77,31 @@ def shared_encoder() -> Encoder | None:
     except (LocalModelUnavailable, ImportError) as error:
         log.warning("the semantic shortlist is off, searches use BM25 alone: %s", error)
         return None
+
+
+@dataclass
+class Reading:
+    """A vector some snippets have besides their code's, which only the judge reads (their commentary, their
+    passages): kept under a key derived from the snippet's own, so telling which snippets have one needs no text."""
+
+    key: Callable[[str], str]
+    texts: Callable[[Snippet, Encoder], list[str]]
+    """What to embed for a snippet (a mean of several texts is one vector); none: the snippet has nothing to read."""
+    persisted_as: str
+    """The payload field of `nothing`."""
+    rows: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Row per doc id, or `NO_ROW`, `RETIRED`, `NO_READING`."""
+    nothing: set[str] = field(default_factory=set)
+    """Content keys of snippets found to have nothing to read this way: they need no vector."""
+
+
+def _commentary(snippet: Snippet, _: Encoder) -> list[str]:
+    said = commentary_text(snippet.text)
+    return [] if said is None else [said]
+
+
+def _passages(snippet: Snippet, encoder: Encoder) -> list[str]:
+    return passage_texts(snippet.path, snippet.symbol, snippet.text, encoder.embedder.token_counts)
 
 
 def dense_path(cache_dir: Path, root: Path) -> Path:
@@ -97,10 +127,11 @@ class DenseIndex:
         """Row per doc id; `NO_ROW` while the doc waits for a vector, `RETIRED` once it left the index."""
         self._doc_prose = np.zeros(0, dtype=bool)
         """Per doc id: whether it is a snippet of prose documentation, embedded after the code."""
-        self._commentary_rows = np.zeros(0, dtype=np.int64)
-        """Row of each doc's commentary vector, or `NO_ROW`, `RETIRED`, `NO_COMMENTARY`."""
-        self._silent: set[str] = set()
-        """Content keys of snippets found to say nothing in prose: they need no commentary vector."""
+        self._readings = (
+            Reading(commentary_key, _commentary, "silent"),
+            Reading(passage_key, _passages, "short"),
+        )
+        """What the judge reads of a snippet besides its code, embedded in this order after the code."""
         self._snippets: list[Snippet | None] | None = None
         """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
         self._unpersisted = False
@@ -131,8 +162,9 @@ class DenseIndex:
         beside a 100-line one) paid for padding: the shortest `limit` of the lowest `PENDING_WINDOW` waiting
         docs keeps a batch's lengths close (`bench/hybrid/measure.py`, background embedding). Every doc is
         still reached: the window always holds the lowest waiting ids, and each call takes `limit` of them.
-        Code comes first, then code's commentary, then prose documentation, which behavior searches leave out
-        unless asked (`discovery.documentation`): the vectors searches use are all there sooner.
+        Code comes first (with what the judge reads of it: its commentary and passages), then the readings of code
+        whose own vector came from elsewhere, then prose documentation, which behavior searches leave out unless
+        asked (`discovery.documentation`): the vectors searches use are all there sooner.
         """
         with self.index.lock, self._lock:
             self._sync()
@@ -140,7 +172,11 @@ class DenseIndex:
             # Not `_missing(_live_docs())`: that walks every snippet in Python (~5 ms a call on a 45k-snippet
             # root) for every background batch of eight; this finds waiting rows in numpy and stops at the window.
             waiting = self._doc_rows == NO_ROW
-            tiers = (waiting & ~self._doc_prose, self._commentary_rows == NO_ROW, waiting & self._doc_prose)
+            tiers = (
+                waiting & ~self._doc_prose,
+                *(reading.rows == NO_ROW for reading in self._readings),
+                waiting & self._doc_prose,
+            )
             for ids in map(np.flatnonzero, tiers):
                 live = (int(doc) for doc in ids if snippets[doc] is not None)
                 window = [(len(snippets[doc].text), doc) for doc in islice(live, PENDING_WINDOW)]  # type: ignore[union-attr]
@@ -149,16 +185,17 @@ class DenseIndex:
             return []
 
     def progress(self) -> tuple[int, int]:
-        """`(snippets with a vector, live snippets)` of the whole root."""
+        """`(snippets with all their vectors, live snippets)` of the whole root: their own and their readings'."""
         with self.index.lock, self._lock:
             self._sync()
             live = self._live_docs()
             return len(live) - len(self._missing(live)), len(live)
 
     def embed_pending(self, max_snippets: int) -> int:
-        """Embed up to `max_snippets` snippets that have no vector, in one blocking batch; how many got one.
+        """Embed up to `max_snippets` snippets that lack a vector (their own or a reading's), in one blocking batch;
+        how many got one.
 
-        Blocks for ~20 CPU-ms a snippet (the model spreads a batch over every core), holding the index's lock
+        Blocks for ~20 CPU-ms a vector (the model spreads a batch over every core), holding the index's lock
         only to read the snippets, so searches and edits go on meanwhile. 0 means nothing is left (or there
         is no model).
         """
@@ -168,48 +205,53 @@ class DenseIndex:
 
     # -- search ---------------------------------------------------------------------------------------
 
-    def embed(self, docs: Docs, *, compute: bool = True) -> int:
-        """Give these doc ids a vector where they lack one: the judge's cached vector, else (with `compute`) a
-        fresh one. How many of those that lacked one have one now."""
+    def embed(self, docs: Docs, *, compute: bool = True, readings: bool = True) -> int:
+        """Give these doc ids the vectors they lack (their own; with `readings`, their readings' too): the judge's
+        cached vector, else (with `compute`) a fresh one. How many of them got one."""
         encoder = self._encoder()
         if encoder is None or not len(docs):
             return 0
         code: dict[str, Snippet] = {}
-        said: dict[str, tuple[str, Snippet]] = {}
-        """Commentary key -> the snippet's own key, and the snippet."""
+        read: dict[str, tuple[Reading, str, Snippet]] = {}
+        """A reading's key -> the reading, the snippet's own key, and the snippet."""
         with self.index.lock, self._lock:
             self._sync()
             docs = self._missing(docs)
+            waiting = self._waiting(docs)
             for doc in docs.tolist():
                 key, snippet = self._doc_keys[doc], self.index.snippets[doc]
                 if key is None or snippet is None:
                     continue
                 if self._doc_rows[doc] < 0:
                     code.setdefault(key, snippet)
-                if self._commentary_rows[doc] == NO_ROW:
-                    said.setdefault(commentary_key(key), (key, snippet))
-        keys = [*code, *said]
+                for reading in self._readings if readings else ():
+                    if reading.rows[doc] == NO_ROW:
+                        read.setdefault(reading.key(key), (reading, key, snippet))
+        keys = [*code, *read]
         vectors = {key: vector for key in keys if (vector := encoder.cache.get_key(key)) is not None}
-        texts: dict[str, str] = {}
-        silent: list[str] = []
+        texts: dict[str, list[str]] = {}
+        nothing = [read[key][:2] for key, vector in vectors.items() if not len(vector)]  # the judge found out
         for key in keys if compute else ():
             if key in vectors:
                 continue
             if key in code:
-                texts[key] = snippet_text(code[key].path, code[key].symbol, code[key].text)
-            elif (commentary := commentary_text(said[key][1].text)) is not None:
-                texts[key] = commentary
+                texts[key] = [snippet_text(code[key].path, code[key].symbol, code[key].text)]
+            elif said := read[key][0].texts(read[key][2], encoder):
+                texts[key] = said
             else:
-                silent.append(said[key][0])
+                nothing.append(read[key][:2])
         if texts:
-            vectors.update(zip(texts, encoder.embedder.embed_snippets(list(texts.values())), strict=True))
+            vectors.update(zip(texts, encoder.embedder.embed_groups(list(texts.values())), strict=True))
         with self._lock:
             for key, vector in vectors.items():
-                self._store(key, vector)
-            self._silent.update(silent)
-            docs = docs[docs < len(self._doc_rows)]  # the index may have been replaced meanwhile
-            self._sync_rows(docs)
-            return int(len(docs) - len(self._missing(docs))) if len(docs) else 0
+                if len(vector):
+                    self._store(key, vector)
+            for reading, key in nothing:
+                reading.nothing.add(key)
+                self._unpersisted = True  # it saves reading the snippet's text again
+            known = docs < len(self._doc_rows)  # the index may have been replaced meanwhile
+            self._sync_rows(docs[known])
+            return int((self._waiting(docs[known]) < waiting[known]).sum())
 
     def adopt_cached(self) -> int:
         """Give live snippets without a vector the one the judge's cache holds for them; how many got one.
@@ -253,9 +295,12 @@ class DenseIndex:
         with self._lock:
             found = {
                 key: self._rows[row].copy()
-                for key in [*code, *map(commentary_key, code)]
+                for key in [*code, *(reading.key(key) for reading in self._readings for key in code)]
                 if (row := self._row_of.get(key)) is not None
             }
+            found.update(
+                {reading.key(key): NOTHING for reading in self._readings for key in code if key in reading.nothing}
+            )
         encoder.cache.update(found)
 
     # -- persistence ----------------------------------------------------------------------------------
@@ -267,7 +312,7 @@ class DenseIndex:
         payload = store.load(dense_path(self.index.cache_dir, self.index.root))
         if payload is None or payload.get("root") != str(self.index.root) or payload.get("vectors") != VECTORS:
             return False
-        keys, matrix, silent = payload["keys"], payload["matrix"], payload.get("silent", [])
+        keys, matrix = payload["keys"], payload["matrix"]
         if not isinstance(matrix, np.ndarray) or matrix.shape != (len(keys), DIMENSIONS):
             return False
         with self._lock:
@@ -275,9 +320,10 @@ class DenseIndex:
             self._used = len(keys)
             self._free = []
             self._row_of = {key: row for row, key in enumerate(keys)}
-            self._silent = set(silent)
             self._doc_rows[:] = NO_ROW
-            self._commentary_rows = np.where(self._doc_prose, NO_COMMENTARY, NO_ROW).astype(np.int64)
+            for reading in self._readings:
+                reading.nothing = set(payload.get(reading.persisted_as, []))
+                reading.rows = np.where(self._doc_prose, NO_READING, NO_ROW).astype(np.int64)
             self._sync_rows(np.arange(len(self._doc_keys), dtype=np.int64))
         return True
 
@@ -296,9 +342,9 @@ class DenseIndex:
             self._collect()
             keys = list(self._row_of)
             matrix = self._rows[[self._row_of[key] for key in keys]].astype(np.float16)
-            silent = sorted(self._silent)
+            nothing = {reading.persisted_as: sorted(reading.nothing) for reading in self._readings}
             self._unpersisted = False
-        payload = {"root": str(self.index.root), "vectors": VECTORS, "keys": keys, "matrix": matrix, "silent": silent}
+        payload = {"root": str(self.index.root), "vectors": VECTORS, "keys": keys, "matrix": matrix, **nothing}
         saved = store.save(dense_path(self.index.cache_dir, self.index.root), payload)
         if not saved:
             with self._lock:
@@ -321,9 +367,10 @@ class DenseIndex:
         self._doc_rows = np.concatenate([self._doc_rows[:start], np.full(len(snippets) - start, NO_ROW, np.int64)])
         prose = np.fromiter((s is not None and is_documentation(s.path) for s in snippets[start:]), bool)
         self._doc_prose = np.concatenate([self._doc_prose[:start], prose])
-        # Documentation files are prose through and through: they have no commentary to embed apart.
-        commentary = np.where(prose, NO_COMMENTARY, NO_ROW).astype(np.int64)
-        self._commentary_rows = np.concatenate([self._commentary_rows[:start], commentary])
+        # Documentation files are prose through and through: the judge reads them as they are.
+        read = np.where(prose, NO_READING, NO_ROW).astype(np.int64)
+        for reading in self._readings:
+            reading.rows = np.concatenate([reading.rows[:start], read])
         self._sync_rows(np.arange(start, len(snippets), dtype=np.int64))
 
     def _sync_rows(self, docs: Docs) -> None:
@@ -334,17 +381,26 @@ class DenseIndex:
                 continue
             if self._doc_rows[doc] < 0:
                 self._doc_rows[doc] = self._row_of.get(key, NO_ROW)
-            if self._commentary_rows[doc] == NO_ROW:
-                said = self._row_of.get(commentary_key(key), NO_ROW)
-                self._commentary_rows[doc] = NO_COMMENTARY if key in self._silent else said
+            for reading in self._readings:
+                if reading.rows[doc] == NO_ROW:
+                    reading.rows[doc] = (
+                        NO_READING if key in reading.nothing else self._row_of.get(reading.key(key), NO_ROW)
+                    )
 
     def _live_docs(self) -> Docs:
         snippets = self.index.snippets
         return np.flatnonzero(np.fromiter((s is not None for s in snippets), dtype=bool, count=len(snippets)))
 
+    def _waiting(self, docs: Docs) -> npt.NDArray[np.int64]:
+        """How many vectors each doc still waits for: its own and its readings'."""
+        waiting = (self._doc_rows[docs] < 0).astype(np.int64)
+        for reading in self._readings:
+            waiting += reading.rows[docs] == NO_ROW
+        return waiting
+
     def _missing(self, docs: Docs) -> Docs:
-        """The docs still waiting for their vector or their commentary's."""
-        return docs[(self._doc_rows[docs] < 0) | (self._commentary_rows[docs] == NO_ROW)]
+        """The docs still waiting for their vector or a reading's."""
+        return docs[self._waiting(docs) > 0]
 
     def _store(self, key: str, vector: npt.NDArray[np.float32]) -> None:
         row = self._row_of.get(key)
@@ -366,10 +422,11 @@ class DenseIndex:
         """Free the rows of keys no live snippet has, and unlink retired docs from their rows."""
         snippets = self.index.snippets
         code = {key for key, s in zip(self._doc_keys, snippets, strict=True) if s is not None and key is not None}
-        live = code | {commentary_key(key) for key in code}
+        live = code | {reading.key(key) for reading in self._readings for key in code}
         retired = np.fromiter((s is None for s in snippets), dtype=bool, count=len(snippets))
         self._doc_rows[retired] = RETIRED
-        self._commentary_rows[retired] = RETIRED
-        self._silent &= code
+        for reading in self._readings:
+            reading.rows[retired] = RETIRED
+            reading.nothing &= code
         for key in [key for key in self._row_of if key not in live]:
             self._free.append(self._row_of.pop(key))

@@ -197,7 +197,7 @@ def shortlist(
             if query_vector is None:
                 query_vector = semantic.query_vector(query)
             if budget is None or budget > 0:
-                embedded_now = semantic.embed(docs[pool][:budget])
+                embedded_now = semantic.embed(docs[pool][:budget], readings=False)  # the judge reads the rest
                 budget = None if budget is None else budget - embedded_now
             cosines = semantic.cosines(query_vector, docs)
             cosines, vectors_seen = _settled(cosines, pool)

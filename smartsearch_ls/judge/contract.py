@@ -37,6 +37,9 @@ class Evidence:
     commentary_cosine: float | None = None
     """The query's cosine with what the snippet says in comments and docstrings (`embedding.commentary`), once
     the local judge has it; None while unknown, and for a snippet that says nothing."""
+    passage_cosine: float | None = None
+    """The query's cosine with the snippet's lines past its head (`embedding.passages`), once the local judge has
+    it; None while unknown, and for a snippet whose head holds all of it."""
 
 
 @runtime_checkable

@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from smartsearch_ls.embedding.cache import EmbeddingCache, commentary_key, content_key
-from smartsearch_ls.embedding.encoder import snippet_text
+from smartsearch_ls.embedding.cache import EmbeddingCache, commentary_key, content_key, passage_key
+from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
+from smartsearch_ls.embedding.passages import MAX_PASSAGES, passage_texts
 from smartsearch_ls.index import dense as dense_module
 from smartsearch_ls.index import store
 from smartsearch_ls.index.dense import DenseIndex, dense_path
@@ -37,19 +38,17 @@ def shout(text):
 }
 
 
-class CountingEmbedder:
-    """The real embedder, recording every snippet text it is asked to embed."""
+class CountingEmbedder(Embedder):
+    """The real embedder (its session and tokenizer), recording every snippet text it is asked to embed."""
 
     def __init__(self) -> None:
-        self.real = load_encoder().embedder
+        real = load_encoder().embedder
+        super().__init__(real._session, real._tokenizer)
         self.texts: list[str] = []
 
     def embed_snippets(self, texts: list[str]) -> np.ndarray:
         self.texts.extend(texts)
-        return self.real.embed_snippets(texts)
-
-    def embed_query(self, query: str) -> np.ndarray:
-        return self.real.embed_query(query)
+        return super().embed_snippets(texts)
 
 
 @pytest.fixture
@@ -143,8 +142,10 @@ def test_background_batches_take_snippets_of_similar_length_and_reach_every_one(
             break
         batches.append(embedder.texts[before:])
     assert not any("total += 1" in text for text in batches[0])  # the 3 short ones of the first 6, not f0-f2
-    symbols = sorted(text.splitlines()[0] for text in embedder.texts)
-    assert symbols == sorted(f"mixed.py :: f{i}" for i in range(12))  # each once
+    code = {snippet_text(s.path, s.symbol, s.text) for s in index.snippets if s is not None}
+    assert sorted(text for text in embedder.texts if text in code) == sorted(code)  # each once
+    past_heads = {text.splitlines()[0] for text in embedder.texts if text not in code}  # passages, with their header
+    assert past_heads == {f"mixed.py :: f{i}" for i in range(0, 12, 2)}  # the long ones only
     assert dense.progress() == (index.snippet_count, index.snippet_count)
 
 
@@ -196,7 +197,7 @@ def test_vectors_are_shared_with_the_judge_cache(tmp_path: Path, embedder: Count
     judged = next(s for s in index.snippets if s is not None and s.symbol == "shout")
     text = snippet_text(judged.path, judged.symbol, judged.text)
     cache = EmbeddingCache()
-    cache.put(text, embedder.real.embed_snippets([text])[0])  # the judge embedded it first
+    cache.put(text, load_encoder().embedder.embed_snippets([text])[0])  # the judge embedded it first
     dense = dense_of(index, embedder, cache)
     dense.embed_pending(100)
     assert text not in embedder.texts
@@ -236,17 +237,27 @@ def test_background_embedding_does_code_before_prose_documentation(tmp_path: Pat
     assert dense.progress() == (index.snippet_count, index.snippet_count)
 
 
-def test_a_commented_snippet_gets_a_commentary_vector_that_persists_and_reaches_the_judge(
+def test_what_the_judge_reads_besides_the_code_persists_and_reaches_it(
     tmp_path: Path, embedder: CountingEmbedder
 ) -> None:
+    """A commented snippet's commentary and a long snippet's passages get a vector each, embedded once; after a
+    restart neither they nor the snippets that have none are read again."""
     said = "Compute the price after the customer's discount."
-    tree = {**TREE, "shop/price.py": f'def net_price(price, rate):\n    """{said}"""\n    return price * (1 - rate)\n'}
+    steps = "".join(f"    total = apply_rule_{i}(total, rules[{i}], context)\n" for i in range(40))
+    tree = {
+        **TREE,
+        "shop/price.py": f'def net_price(price, rate):\n    """{said}"""\n    return price * (1 - rate)\n',
+        "shop/rules.py": f"def apply_rules(total, rules, context):\n{steps}    return total\n",
+    }
     index = RootIndex(write_tree(tmp_path / "ws", tree), cache_dir=tmp_path / "cache")
     index.refresh()
     dense = dense_of(index, embedder)
     while dense.embed_pending(100):
         pass
-    assert embedder.texts.count(said) == 1 and len(embedder.texts) == index.snippet_count + 1
+    ruled = next(s for s in index.snippets if s is not None and s.symbol == "apply_rules")
+    windows = passage_texts(ruled.path, ruled.symbol, ruled.text, embedder.token_counts)
+    assert len(windows) == MAX_PASSAGES and all(text in embedder.texts for text in windows)
+    assert embedder.texts.count(said) == 1 and len(embedder.texts) == index.snippet_count + 1 + len(windows)
     assert dense.progress() == (index.snippet_count, index.snippet_count)
     assert index.persist() and dense.persist()
 
@@ -255,11 +266,17 @@ def test_a_commented_snippet_gets_a_commentary_vector_that_persists_and_reaches_
     again = CountingEmbedder()
     judge_cache = EmbeddingCache()
     warm = dense_of(restarted, again, judge_cache)
-    assert warm.embed_pending(100) == 0 and again.texts == []  # neither the commentary nor the silent re-read
-    priced = next(s for s in restarted.snippets if s is not None and s.symbol == "net_price")
-    warm.share([priced])
-    key = content_key(snippet_text(priced.path, priced.symbol, priced.text))
-    assert judge_cache.get_key(commentary_key(key)) is not None
-    np.testing.assert_allclose(
-        judge_cache.get_key(commentary_key(key)), embedder.real.embed_snippets([said])[0], atol=2e-3
+    assert warm.embed_pending(100) == 0 and again.texts == []  # nothing read again, short or silent ones included
+    priced, ruled = (
+        next(s for s in restarted.snippets if s and s.symbol == name) for name in ("net_price", "apply_rules")
     )
+    warm.share([priced, ruled])
+    commentary = judge_cache.get_key(commentary_key(content_key(snippet_text(priced.path, priced.symbol, priced.text))))
+    passages = judge_cache.get_key(passage_key(content_key(snippet_text(ruled.path, ruled.symbol, ruled.text))))
+    assert commentary is not None and passages is not None
+    short = judge_cache.get_key(passage_key(content_key(snippet_text(priced.path, priced.symbol, priced.text))))
+    assert short is not None and len(short) == 0  # known to have none: the judge need not read the text to see it
+    real = load_encoder().embedder
+    # The very values the judge computes itself when the index has not got there: an answer does not depend on it.
+    np.testing.assert_array_equal(commentary, real.embed_groups([[said]])[0])
+    np.testing.assert_array_equal(passages, real.embed_groups([windows])[0])

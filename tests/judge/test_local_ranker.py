@@ -151,3 +151,15 @@ def test_a_candidate_whose_comments_say_what_is_asked_ranks_above_one_whose_comm
     assert said_score > unsaid_score
     silent = features(QUERY, [Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.5)], {})[0]
     assert silent[NAMES.index("commented")] == silent[NAMES.index("commentary_cosine")] == 0.0
+
+
+def test_a_candidate_whose_lines_past_the_head_do_what_is_asked_ranks_above_one_whose_lines_do_not():
+    # Alike in head, words and place: what the rest of the function does tells them apart.
+    does, does_not = (Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.4, passage_cosine=cosine) for cosine in (0.7, 0.2))
+    rows = features(QUERY, [does, does_not], dict.fromkeys(query_terms(QUERY), 3.0))
+    assert rows[0, NAMES.index("whole_cosine")] == pytest.approx(0.7)
+    assert rows[1, NAMES.index("whole_cosine")] == pytest.approx(0.4)  # its own cosine, the better of the two
+    does_score, does_not_score = shipped_ranker().relevance(rows)
+    assert does_score > does_not_score
+    short = features(QUERY, [Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.5)], {})[0]
+    assert short[NAMES.index("whole_cosine")] == pytest.approx(0.5)  # a head that holds it all

@@ -15,6 +15,10 @@ The last three weigh what a snippet says of itself in comments and docstrings (`
 question's cosine with it, whether there is any, and how it stands against the best of the shortlist's; a
 snippet that says nothing has 0 for all three.
 
+The last two read a long snippet past its head (`embedding.passages`): the better of its own cosine and its
+passages', and how that stands against the shortlist's best; a snippet whose head holds all of it has its own
+cosine there.
+
 Every feature is bounded or log-scaled so a weight learned on one project's scale carries to another's; ranks and
 gaps are taken within the shortlist, which says how a candidate stands against its rivals for the same question.
 """
@@ -57,6 +61,8 @@ NAMES = (
     "commentary_cosine",
     "commented",
     "commentary_gap",
+    "whole_cosine",
+    "whole_gap",
 )
 """The columns of `features`, in order; the ranker's weights are stored by these names."""
 
@@ -83,6 +89,8 @@ LABELS = {
     "commentary_cosine": "meaning of its comments (cosine)",
     "commented": "commented",
     "commentary_gap": "meaning of its comments, against the best",
+    "whole_cosine": "meaning of the whole snippet (cosine)",
+    "whole_gap": "meaning of the whole snippet, against the best",
 }
 """How each feature reads in a match's `why`."""
 
@@ -137,6 +145,13 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
     said = np.array([e.commentary_cosine if e.commentary_cosine is not None else np.nan for e in shortlist])
     commented = ~np.isnan(said)
     best_said = float(said[commented].max()) if commented.any() else 0.0
+    whole = np.array(
+        [
+            max(c, e.passage_cosine) if e.passage_cosine is not None else c
+            for c, e in zip(cosines, shortlist, strict=True)
+        ]
+    )
+    best_whole = float(whole.max())
     tests_wanted = asks_for_tests(query)
     known = sum(1 for t in terms if t in idf) / len(terms) if terms else 0.0
     for row, item in enumerate(shortlist):
@@ -168,6 +183,8 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
             said[row] if commented[row] else 0.0,
             float(commented[row]),
             said[row] - best_said if commented[row] else 0.0,
+            whole[row],
+            whole[row] - best_whole,
         )
     return rows
 

@@ -1,12 +1,13 @@
 """The `local` judge: MiniLM vectors and the ranker, scoring a whole shortlist in one call, in-process.
 
-Every other judge is asked about each snippet on its own, as remote APIs need. This one runs in the process and
-its ranker weighs each candidate against its rivals (`ranker`), so it takes the shortlist at once: the query is
-embedded, the candidates the shortlist brought without a cosine, and the commentary of those that say something
-in prose (`embedding.commentary`) whose vector the root's index has not handed over yet, are embedded in calls of
-up to `PREPARE_CHUNK` (their vectors kept in the cache the index's shortlist shares, so none is embedded twice),
-then one matrix of features goes through the ranker. No Pydantic AI run, no agent graph: a search with cached
-vectors pays the features and two small matrix products.
+Every other judge is asked about each snippet on its own, as remote APIs need. This one runs in the process and its
+ranker weighs each candidate against its rivals (`ranker`), so it takes the shortlist at once: the query is
+embedded, the candidates the shortlist brought without a cosine, the commentary of those that say something in
+prose (`embedding.commentary`) and the passages of those longer than their head (`embedding.passages`), whose
+vectors the root's index has not handed over yet, are embedded in calls of up to `PREPARE_CHUNK` texts (kept in
+the cache the index's shortlist shares, so none is embedded twice), then one matrix of features goes through the
+ranker. No Pydantic AI run, no agent graph: a search with cached vectors pays the features and two small matrix
+products.
 
 A snippet that performs nothing (only imports, docstrings, comments, bodiless signatures: `inert`) is capped at
 `INERT_CEILING`: it cannot perform the asked action, whatever it names.
@@ -16,17 +17,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 
 import numpy as np
 
 from smartsearch_ls.discovery.documentation import is_documentation
-from smartsearch_ls.embedding.cache import EmbeddingCache, commentary_key, content_key
+from smartsearch_ls.embedding.cache import NOTHING, EmbeddingCache, commentary_key, content_key, passage_key
 from smartsearch_ls.embedding.commentary import commentary_text
 from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.embedding.loading import load_encoder
+from smartsearch_ls.embedding.passages import passage_texts
 from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import features, label, query_terms
 from smartsearch_ls.judge.local.inert import performs_nothing
@@ -37,9 +39,9 @@ INERT_CEILING = 0.1
 every snippet that does something."""
 
 PREPARE_CHUNK = 128
-"""Snippets embedded per worker-thread call: a default shortlist in one call, and at most ~1.3 s of CPU (at 128
-tokens) that goes on in the thread after a search is cancelled, since the thread cannot be interrupted; the
-cancelled search itself returns at once."""
+"""Texts embedded per worker-thread call (a snippet's code, its commentary, or one of its passages' windows): a
+default shortlist's code in one call, and a bound on the CPU that goes on in the thread after a search is
+cancelled, since the thread cannot be interrupted; the cancelled search itself returns at once."""
 
 
 class LocalJudge:
@@ -83,36 +85,64 @@ class LocalJudge:
         return [tuple((label(name, value), effect) for name, value, effect in row) for row in self.ranker.factors(rows)]
 
     async def with_cosines(self, query: str, shortlist: Sequence[Evidence]) -> list[Evidence]:
-        """The shortlist with its cosines known: the snippet's own (the shortlist's where it had one) and its
-        commentary's (`embedding.commentary`), from the vectors the cache holds or, for the rest, embedded now."""
+        """The shortlist with its cosines known: the snippet's own (the shortlist's where it had one), its
+        commentary's (`embedding.commentary`) and its passages' (`embedding.passages`), from the vectors the cache
+        holds or, for the rest, embedded now."""
         query_vector = await self._query_vector(query)
         keys = [content_key(_embedded_text(e)) for e in shortlist]
-        wanted: dict[str, Callable[[], str | None]] = {}
+        wanted: dict[str, Callable[[], list[str]]] = {}
         for e, key in zip(shortlist, keys, strict=True):
             if e.cosine is None:
-                wanted[key] = partial(_embedded_text, e)
+                wanted[key] = partial(_code, e)
             wanted[commentary_key(key)] = partial(_commentary, e)
+            wanted[passage_key(key)] = partial(self._passages, e)
         vectors = {key: vector for key in wanted if (vector := self.cache.get_key(key)) is not None}
-        missing = {key: text for key, make in wanted.items() if key not in vectors and (text := make()) is not None}
-        pending = list(missing)
-        for start in range(0, len(pending), PREPARE_CHUNK):
-            chunk = pending[start : start + PREPARE_CHUNK]
-            embedded = await asyncio.to_thread(self.embedder.embed_snippets, [missing[key] for key in chunk])
+        # Cutting passages tokenizes every line of a candidate: off the event loop.
+        missing = await asyncio.to_thread(lambda: {key: make() for key, make in wanted.items() if key not in vectors})
+        nothing = {key: NOTHING for key, texts in missing.items() if not texts}
+        self.cache.update(nothing)
+        vectors.update(nothing)
+        for chunk in _chunks({key: texts for key, texts in missing.items() if texts}):
+            embedded = await asyncio.to_thread(self.embedder.embed_groups, list(chunk.values()))
             fresh = dict(zip(chunk, embedded, strict=True))
             self.cache.update(fresh)
             vectors.update(fresh)  # kept here too: a concurrent search may evict them from the cache
         complete = []
         for e, key in zip(shortlist, keys, strict=True):
             cosine = e.cosine if e.cosine is not None else float(query_vector @ vectors[key])
-            said = vectors.get(commentary_key(key))  # None: the snippet says nothing in prose
+            said = vectors[commentary_key(key)]  # NOTHING: the snippet says nothing in prose
+            read = vectors[passage_key(key)]  # NOTHING: its head is all of it
             complete.append(
-                replace(e, cosine=cosine, commentary_cosine=None if said is None else float(query_vector @ said))
+                replace(
+                    e,
+                    cosine=cosine,
+                    commentary_cosine=float(query_vector @ said) if len(said) else None,
+                    passage_cosine=float(query_vector @ read) if len(read) else None,
+                )
             )
         return complete
+
+    def _passages(self, evidence: Evidence) -> list[str]:
+        s = evidence.snippet
+        return [] if is_documentation(s.path) else passage_texts(s.path, s.symbol, s.text, self.embedder.token_counts)
 
     async def _query_vector(self, query: str) -> np.ndarray:
         """The query's vector; the embedder keeps recent ones, so the shortlist's is not computed again here."""
         return await asyncio.to_thread(self.embedder.embed_query, query)
+
+
+def _chunks(groups: dict[str, list[str]]) -> Iterator[dict[str, list[str]]]:
+    """The groups in order, cut into calls of about `PREPARE_CHUNK` texts (a group is never split)."""
+    chunk: dict[str, list[str]] = {}
+    size = 0
+    for key, texts in groups.items():
+        if chunk and size + len(texts) > PREPARE_CHUNK:
+            yield chunk
+            chunk, size = {}, 0
+        chunk[key] = texts
+        size += len(texts)
+    if chunk:
+        yield chunk
 
 
 def _even(query: str) -> dict[str, float]:
@@ -125,8 +155,13 @@ def _embedded_text(evidence: Evidence) -> str:
     return snippet_text(s.path, s.symbol, s.text)
 
 
-def _commentary(evidence: Evidence) -> str | None:
-    return None if is_documentation(evidence.snippet.path) else commentary_text(evidence.snippet.text)
+def _code(evidence: Evidence) -> list[str]:
+    return [_embedded_text(evidence)]
+
+
+def _commentary(evidence: Evidence) -> list[str]:
+    said = None if is_documentation(evidence.snippet.path) else commentary_text(evidence.snippet.text)
+    return [] if said is None else [said]
 
 
 _loaded: list[LocalJudge] = []

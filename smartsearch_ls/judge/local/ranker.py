@@ -43,6 +43,8 @@ QUESTION_NAMES = (
     "best_lexical",
     "best_commentary",
     "commentary_of_best",
+    "best_whole",
+    "whole_of_best",
 )
 """The question model's inputs, in order (`question_features`)."""
 
@@ -113,6 +115,8 @@ def question_features(rows: Rows, logits: Rows) -> Rows:
             rows[best, column["lexical"]],
             float(rows[:, column["commentary_cosine"]].max()),
             rows[best, column["commentary_cosine"]],
+            float(rows[:, column["whole_cosine"]].max()),
+            rows[best, column["whole_cosine"]],
         ]
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -14,6 +15,7 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.embedding import loading
 from smartsearch_ls.embedding.cache import EmbeddingCache
 from smartsearch_ls.embedding.encoder import Embedder, snippet_text
+from smartsearch_ls.embedding.passages import passage_texts
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import Evidence, JudgeConfig, ShortlistJudge
 from smartsearch_ls.judge.local import model as model_module
@@ -52,19 +54,22 @@ def many_snippets(count: int, tag: str) -> list[Snippet]:
     ]
 
 
-class CountingEmbedder:
-    """The process's embedder, with a record of every `embed_snippets` call."""
+class CountingEmbedder(Embedder):
+    """The process's embedder (its session and tokenizer), with a record of every `embed_snippets` call."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
+        super().__init__(inner._session, inner._tokenizer)
         self.calls: list[list[str]] = []
+        self.counted: list[list[str]] = []
+        """Lines whose tokens were counted (to cut passages)."""
 
     def embed_snippets(self, texts: list[str]) -> np.ndarray:
         self.calls.append(list(texts))
-        return self.inner.embed_snippets(texts)
+        return super().embed_snippets(texts)
 
-    def embed_query(self, query: str) -> np.ndarray:
-        return self.inner.embed_query(query)
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        self.counted.append(list(texts))
+        return super().token_counts(texts)
 
 
 @pytest.fixture
@@ -134,7 +139,11 @@ async def test_a_shortlist_is_embedded_in_one_call_and_what_the_shortlist_knew_i
         [*snippets, known],
         JudgmentCache(),  # type: ignore[arg-type]
     )
-    assert counting.calls == [[snippet_text(s.path, s.symbol, s.text) for s in snippets]]
+    read = [
+        [snippet_text(s.path, s.symbol, s.text), *passage_texts(s.path, s.symbol, s.text, counting.token_counts)]
+        for s in snippets
+    ]
+    assert counting.calls == [[text for texts in read for text in texts]]  # code, and the lines past long heads
     assert len(scores) == 22 and scores.index(max(scores)) == 0
 
 
@@ -191,7 +200,7 @@ async def test_a_cancelled_search_stops_embedding_after_the_chunk_in_hand(judge,
     with pytest.raises(asyncio.CancelledError):
         await search
     await asyncio.sleep(1.0)  # time for three more chunks, had the embedding gone on
-    assert [len(texts) for texts in counting.calls] == [4]  # the chunk in hand finished; the other four never started
+    assert len(counting.calls) == 1  # the chunk in hand (4 vectors) finished; the others never started
 
 
 async def test_event_loop_keeps_ticking_during_inference(judge):
@@ -229,21 +238,28 @@ def test_embeddings_are_unit_vectors_that_match_meaning():
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
 
 
-async def test_commentary_is_embedded_in_the_same_call_and_weighed_beside_the_code(judge):
+async def test_commentary_and_passages_are_embedded_in_the_same_call_as_the_code_and_cached(judge):
     said = "Read a calendar date written as year, month and day."
     documented = Snippet(
         "util/dates.py", 10, 15, PARSE_DATE.text.replace("\n", f'\n    """{said}"""\n', 1), "parse_iso_date"
     )
+    (long,) = many_snippets(1, "long")
+    windows = passage_texts(long.path, long.symbol, long.text, judge.embedder.token_counts)
     counting = CountingEmbedder(judge.embedder)
     local = LocalJudge(counting)  # type: ignore[arg-type]
-    shortlist = [Evidence(documented), Evidence(UNRELATED[0])]
+    shortlist = [Evidence(documented), Evidence(UNRELATED[0]), Evidence(long)]
     completed = await local.with_cosines("parse a date string", shortlist)
-    code = [snippet_text(s.path, s.symbol, s.text) for s in (documented, UNRELATED[0])]
-    assert counting.calls == [[code[0], said, code[1]]]
+    code = [snippet_text(s.path, s.symbol, s.text) for s in (documented, UNRELATED[0], long)]
+    assert windows and counting.calls == [[code[0], said, code[1], code[2], *windows]]
     assert completed[0].commentary_cosine is not None and completed[0].commentary_cosine > 0.3
     assert completed[1].commentary_cosine is None  # says nothing in prose
+    assert completed[0].passage_cosine is None and completed[1].passage_cosine is None  # their heads hold them
+    query = judge.embedder.embed_query("parse a date string")
+    assert completed[2].passage_cosine == pytest.approx(float(query @ judge.embedder.embed_groups([windows])[0]))
+    counting.counted.clear()
     await local.with_cosines("parse a date string", shortlist)
-    assert len(counting.calls) == 1  # both vectors cached
+    assert len(counting.calls) == 1  # every vector cached
+    assert counting.counted == []  # and what has no passages or commentary is known as such: no text is read
 
 
 def test_a_query_is_embedded_once_for_the_shortlist_and_the_judge(monkeypatch: pytest.MonkeyPatch):
