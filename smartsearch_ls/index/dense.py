@@ -19,11 +19,11 @@ for a whole root. So snippets are embedded ahead of time, in small batches the s
 - with a second vector for a snippet that says something in comments or docstrings: its commentary
   (`embedding.commentary`), which only the judge reads. It is kept under a key derived from the snippet's own
   (`commentary_key`), so telling which snippets have one needs no pass over their texts, and the snippets that say
-  nothing are remembered as such (`silent`) rather than read again. Commentary is embedded after the code
-  vectors the shortlist needs, before prose documentation files' (which have none).
+  nothing are remembered as such (`silent`) rather than read again.
 - with a third for a snippet longer than what its own vector sees: the mean of its passages'
-  (`embedding.passages`), kept and remembered the same way (`short`: the snippets whose head is all of them),
-  embedded after the commentary.
+  (`embedding.passages`), kept and remembered the same way (`short`: the snippets whose head is all of them).
+  These readings are embedded in the background batch of their snippet's own vector (or later, when that vector
+  came from elsewhere), before prose documentation files' (which have none).
 
 Without the model's weights there is no dense side: `available()` is False and the shortlist is BM25 alone.
 """
