@@ -1,7 +1,7 @@
 """The passages of a long snippet: its lines past what the snippet's own vector sees, as up to three texts.
 
 A snippet's vector is cut at `MAX_TOKENS` tokens: its signature, docstring and first lines. Most functions a
-question asks about are longer than that (the quality set's answers have a median of ~290 tokens), and the lines
+question asks about are longer than that (bench/ranker/README.md has the quality set's figures), and the lines
 that perform the asked action often come after the head. So the lines past the head are cut into windows of at most
 as many tokens as the model reads beside the snippet's `path :: symbol` header (`window_tokens`), at line ends, each
 with that header as the head has it; the first `MAX_PASSAGES` of them are embedded, and the normalized mean of their
