@@ -22,8 +22,9 @@ for a whole root. So snippets are embedded ahead of time, in small batches the s
   nothing are remembered as such (`silent`) rather than read again.
 - with a third for a snippet longer than what its own vector sees: the mean of its passages'
   (`embedding.passages`), kept and remembered the same way (`short`: the snippets whose head is all of them).
-  These readings are embedded in the background batch of their snippet's own vector (or later, when that vector
-  came from elsewhere), before prose documentation files' (which have none).
+  These readings (`embedding.readings`, the judge's own definition of them) are embedded in the background batch
+  of their snippet's own vector (or later, when that vector came from elsewhere), before prose documentation
+  files' (which have none).
 
 Without the model's weights there is no dense side: `available()` is False and the shortlist is BM25 alone.
 """
@@ -43,11 +44,10 @@ import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import is_documentation
-from smartsearch_ls.embedding.cache import NOTHING, commentary_key, content_key, passage_key
-from smartsearch_ls.embedding.commentary import commentary_text
+from smartsearch_ls.embedding.cache import NOTHING, content_key
 from smartsearch_ls.embedding.encoder import BATCH_SIZE, DIMENSIONS, MAX_TOKENS, snippet_text
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
-from smartsearch_ls.embedding.passages import passage_texts
+from smartsearch_ls.embedding.readings import READINGS, ReadingKind
 from smartsearch_ls.embedding.weights import MODEL_SHA256, LocalModelUnavailable
 from smartsearch_ls.index import store
 from smartsearch_ls.index.root_index import RootIndex
@@ -81,27 +81,17 @@ def shared_encoder() -> Encoder | None:
 
 @dataclass
 class Reading:
-    """A vector some snippets have besides their code's, which only the judge reads (their commentary, their
-    passages): kept under a key derived from the snippet's own, so telling which snippets have one needs no text."""
+    """The rows of one of the vectors some snippets have besides their code's (`embedding.readings`): kept under a
+    key derived from the snippet's own, so telling which snippets have one needs no text."""
 
-    key: Callable[[str], str]
-    texts: Callable[[Snippet, Encoder], list[str]]
-    """What to embed for a snippet (a mean of several texts is one vector); none: the snippet has nothing to read."""
-    persisted_as: str
-    """The payload field of `nothing`."""
+    kind: ReadingKind
     rows: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """Row per doc id, or `NO_ROW`, `RETIRED`, `NO_READING`."""
     nothing: set[str] = field(default_factory=set)
     """Content keys of snippets found to have nothing to read this way: they need no vector."""
 
-
-def _commentary(snippet: Snippet, _: Encoder) -> list[str]:
-    said = commentary_text(snippet.text)
-    return [] if said is None else [said]
-
-
-def _passages(snippet: Snippet, encoder: Encoder) -> list[str]:
-    return passage_texts(snippet.path, snippet.symbol, snippet.text, encoder.embedder.token_counts)
+    def key(self, key: str) -> str:
+        return self.kind.key(key)
 
 
 def dense_path(cache_dir: Path, root: Path) -> Path:
@@ -127,10 +117,7 @@ class DenseIndex:
         """Row per doc id; `NO_ROW` while the doc waits for a vector, `RETIRED` once it left the index."""
         self._doc_prose = np.zeros(0, dtype=bool)
         """Per doc id: whether it is a snippet of prose documentation, embedded after the code."""
-        self._readings = (
-            Reading(commentary_key, _commentary, "silent"),
-            Reading(passage_key, _passages, "short"),
-        )
+        self._readings = tuple(Reading(kind) for kind in READINGS)
         """What the judge reads of a snippet besides its code, embedded in this order after the code."""
         self._snippets: list[Snippet | None] | None = None
         """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
@@ -236,7 +223,7 @@ class DenseIndex:
                 continue
             if key in code:
                 texts[key] = [snippet_text(code[key].path, code[key].symbol, code[key].text)]
-            elif said := read[key][0].texts(read[key][2], encoder):
+            elif said := read[key][0].kind.texts(read[key][2], encoder.embedder.token_counts):
                 texts[key] = said
             else:
                 nothing.append(read[key][:2])
@@ -322,7 +309,7 @@ class DenseIndex:
             self._row_of = {key: row for row, key in enumerate(keys)}
             self._doc_rows[:] = NO_ROW
             for reading in self._readings:
-                reading.nothing = set(payload.get(reading.persisted_as, []))
+                reading.nothing = set(payload.get(reading.kind.persisted_as, []))
                 reading.rows = np.where(self._doc_prose, NO_READING, NO_ROW).astype(np.int64)
             self._sync_rows(np.arange(len(self._doc_keys), dtype=np.int64))
         return True
@@ -342,7 +329,7 @@ class DenseIndex:
             self._collect()
             keys = list(self._row_of)
             matrix = self._rows[[self._row_of[key] for key in keys]].astype(np.float16)
-            nothing = {reading.persisted_as: sorted(reading.nothing) for reading in self._readings}
+            nothing = {reading.kind.persisted_as: sorted(reading.nothing) for reading in self._readings}
             self._unpersisted = False
         payload = {"root": str(self.index.root), "vectors": VECTORS, "keys": keys, "matrix": matrix, **nothing}
         saved = store.save(dense_path(self.index.cache_dir, self.index.root), payload)

@@ -23,12 +23,10 @@ from functools import partial
 
 import numpy as np
 
-from smartsearch_ls.discovery.documentation import is_documentation
-from smartsearch_ls.embedding.cache import NOTHING, EmbeddingCache, commentary_key, content_key, passage_key
-from smartsearch_ls.embedding.commentary import commentary_text
+from smartsearch_ls.embedding.cache import NOTHING, EmbeddingCache, content_key
 from smartsearch_ls.embedding.encoder import Embedder, snippet_text
 from smartsearch_ls.embedding.loading import load_encoder
-from smartsearch_ls.embedding.passages import passage_texts
+from smartsearch_ls.embedding.readings import COMMENTARY, PASSAGES, READINGS
 from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import features, label, query_terms
 from smartsearch_ls.judge.local.inert import performs_nothing
@@ -94,8 +92,8 @@ class LocalJudge:
         for e, key in zip(shortlist, keys, strict=True):
             if e.cosine is None:
                 wanted[key] = partial(_code, e)
-            wanted[commentary_key(key)] = partial(_commentary, e)
-            wanted[passage_key(key)] = partial(self._passages, e)
+            for reading in READINGS:
+                wanted[reading.key(key)] = partial(reading.texts, e.snippet, self.embedder.token_counts)
         vectors = {key: vector for key in wanted if (vector := self.cache.get_key(key)) is not None}
         # Cutting passages tokenizes every line of a candidate: off the event loop.
         missing = await asyncio.to_thread(lambda: {key: make() for key, make in wanted.items() if key not in vectors})
@@ -110,8 +108,8 @@ class LocalJudge:
         complete = []
         for e, key in zip(shortlist, keys, strict=True):
             cosine = e.cosine if e.cosine is not None else float(query_vector @ vectors[key])
-            said = vectors[commentary_key(key)]  # NOTHING: the snippet says nothing in prose
-            read = vectors[passage_key(key)]  # NOTHING: its head is all of it
+            said = vectors[COMMENTARY.key(key)]  # NOTHING: the snippet says nothing in prose
+            read = vectors[PASSAGES.key(key)]  # NOTHING: its head is all of it
             complete.append(
                 replace(
                     e,
@@ -121,10 +119,6 @@ class LocalJudge:
                 )
             )
         return complete
-
-    def _passages(self, evidence: Evidence) -> list[str]:
-        s = evidence.snippet
-        return [] if is_documentation(s.path) else passage_texts(s.path, s.symbol, s.text, self.embedder.token_counts)
 
     async def _query_vector(self, query: str) -> np.ndarray:
         """The query's vector; the embedder keeps recent ones, so the shortlist's is not computed again here."""
@@ -157,11 +151,6 @@ def _embedded_text(evidence: Evidence) -> str:
 
 def _code(evidence: Evidence) -> list[str]:
     return [_embedded_text(evidence)]
-
-
-def _commentary(evidence: Evidence) -> list[str]:
-    said = None if is_documentation(evidence.snippet.path) else commentary_text(evidence.snippet.text)
-    return [] if said is None else [said]
 
 
 _loaded: list[LocalJudge] = []
