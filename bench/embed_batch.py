@@ -26,9 +26,10 @@ import sys
 from pathlib import Path
 from bench.quality.baselines import text_files
 from smartsearch_ls.chunking.chunker import chunk_file
+from smartsearch_ls.chunking.snippet import snippet_text
 from smartsearch_ls.embedding import encoder
 encoder.BATCH_SIZE = int(sys.argv[1])
-texts = [encoder.snippet_text(s.path, s.symbol, s.text)
+texts = [snippet_text(s.path, s.symbol, s.text)
          for rel, text in text_files(Path(sys.argv[2])) for s in chunk_file(rel, text).snippets][: int(sys.argv[3])]
 embedder = encoder.Embedder.load()
 embedder.embed_snippets(texts[:16])

@@ -26,9 +26,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bench.__main__ import save_figures
 from bench.corpora import corpus_root
+from smartsearch_ls.chunking.snippet import snippet_text
 from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.embedding.cache import EmbeddingCache
-from smartsearch_ls.embedding.encoder import snippet_text
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import Evidence, JudgeConfig

@@ -169,7 +169,7 @@ def use_project_modules() -> None:
 
 
 def product_encoder() -> ModuleType:
-    """The product's encoder module (`snippet_text`, `load_tokenizer`, `Embedder`), wherever it lives now."""
+    """The product's encoder module (`load_tokenizer`, `Embedder`), wherever it lives now."""
     try:
         return importlib.import_module("smartsearch_ls.embedding.encoder")
     except ModuleNotFoundError:  # before issue 22's layout
@@ -188,8 +188,8 @@ def chunk_corpus(root: Path, *, code_only: bool = False) -> list[dict[str, Any]]
     binary and non-UTF-8 files skipped, each with the text the product embeds for it."""
     from bench.quality.baselines import text_files
     from smartsearch_ls.chunking.chunker import chunk_file
+    from smartsearch_ls.chunking.snippet import snippet_text
 
-    snippet_text = product_encoder().snippet_text
     snippets = []
     for rel, text in text_files(root, code_only=code_only):
         for snippet in chunk_file(rel, text).snippets:

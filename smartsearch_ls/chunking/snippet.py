@@ -7,6 +7,7 @@ form feeds and other Unicode separators do not), so a range maps straight onto a
 
 from __future__ import annotations
 
+import hashlib
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -15,6 +16,17 @@ from smartsearch_ls.pickling import by_fields
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 """Line ends as LSP clients count them; `str.splitlines` also splits on form feeds and would drift."""
+
+
+def snippet_text(path: str, symbol: str | None, code: str) -> str:
+    """What is embedded for a snippet: a `path :: symbol` header line, then the code (the header helps a little)."""
+    return f"{path} :: {symbol}\n{code}" if symbol else f"{path}\n{code}"
+
+
+def content_key(text: str) -> str:
+    """The key of an embedded text in every vector store: its sha1, so an edit or a move makes a new key and a stale
+    vector is never served (a lone surrogate, which an unsaved buffer may hold, is hashed as the text keeps it)."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
 
 
 def split_lines(text: str) -> list[str]:
@@ -33,6 +45,10 @@ class Snippet:
     index holds every line of its code in snippets, as Python strings several times the size of their
     compressed bytes (four bytes a character in any snippet with one emoji), while a search reads the text of
     a few hundred of them. Build one from its text; `replace` gives a copy with some fields changed.
+
+    It carries the key of its vector (`key`), computed once from its text when it is made and persisted with it, so
+    whatever keys snippets by vector (the root's dense index, the local judge) never unpacks a text to do so: a
+    restart keys every snippet of the root.
     """
 
     path: str
@@ -46,11 +62,13 @@ class Snippet:
     key_until: int
     """When the snippet starts inside a private key block whose `BEGIN` line is above it: the block's last line,
     so its lines up to there are redacted before judging (`chunking.key_blocks`); 0 otherwise."""
+    key: str = field(repr=False)
+    """`content_key(snippet_text(path, symbol, text))`: the key of its vector."""
 
     def __init__(
         self, path: str, start_line: int, end_line: int, text: str, symbol: str | None = None, key_until: int = 0
     ) -> None:
-        self._set(path, start_line, end_line, _pack(text), symbol, key_until)
+        self._set(path, start_line, end_line, _pack(text), symbol, key_until, _key(path, symbol, text))
 
     def _set(self, *values: object) -> None:
         for name, value in zip(self.__slots__, values, strict=True):
@@ -70,11 +88,16 @@ class Snippet:
             self.packed if text is None else _pack(text),
             self.symbol,
             self.key_until if key_until is None else key_until,
+            self.key if text is None else _key(self.path, self.symbol, text),
         )
         return copy
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         return _unpickle_snippet, tuple(getattr(self, name) for name in self.__slots__)
+
+
+def _key(path: str, symbol: str | None, text: str) -> str:
+    return content_key(snippet_text(path, symbol, text))
 
 
 def _pack(text: str) -> bytes:

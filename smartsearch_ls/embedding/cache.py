@@ -7,17 +7,13 @@ and exposes its entries by key so the index can persist them and load them back 
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-
-def content_key(text: str) -> str:
-    """The cache key of an embedded text."""
-    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+from smartsearch_ls.chunking.snippet import content_key
 
 
 def commentary_key(key: str) -> str:

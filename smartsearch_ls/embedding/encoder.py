@@ -47,11 +47,6 @@ QUERY_CACHE_SIZE = 64
 editor asks its recent queries again."""
 
 
-def snippet_text(path: str, symbol: str | None, code: str) -> str:
-    """What is embedded for a snippet: a `path :: symbol` header line, then the code (the header helps a little)."""
-    return f"{path} :: {symbol}\n{code}" if symbol else f"{path}\n{code}"
-
-
 def load_tokenizer() -> Tokenizer:
     """The model's own tokenizer, shipped in `assets/`, truncating at `MAX_TOKENS` and padding per batch."""
     tokenizer = Tokenizer.from_str((files(__package__) / "assets" / "tokenizer.json").read_text(encoding="utf-8"))
@@ -87,7 +82,7 @@ class Embedder:
         return cls(session, load_tokenizer())
 
     def embed_snippets(self, texts: list[str]) -> np.ndarray:
-        """One unit vector per text, shape `(len(texts), 384)`; build snippet texts with `snippet_text`."""
+        """One unit vector per text, shape `(len(texts), 384)`; a snippet's text is `snippet.snippet_text`'s."""
         vectors = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         if not texts:
             return vectors

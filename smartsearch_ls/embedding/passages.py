@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from smartsearch_ls.embedding.encoder import MAX_TOKENS, snippet_text
+from smartsearch_ls.chunking.snippet import snippet_text
+from smartsearch_ls.embedding.encoder import MAX_TOKENS
 
 MIN_WINDOW_TOKENS = 32
 """Tokens of code a window holds even when the header leaves less room (their end is then cut by the model)."""

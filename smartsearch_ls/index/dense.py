@@ -5,7 +5,7 @@ use. Vectors find it by meaning, but embedding costs ~20 CPU-ms a snippet, far t
 for a whole root. So snippets are embedded ahead of time, in small batches the server runs in the background
 (`embed_pending`), and kept:
 
-- by content key (`content_key(snippet_text(...))`, the judge's own key), not by doc id: a re-indexed file gets
+- by content key (`Snippet.key`, the judge's own key, kept by each snippet), not by doc id: a re-indexed file gets
   new doc ids, but its unchanged snippets keep their text and so their vectors; only changed snippets are
   embedded again. Identical snippets share one row.
 - in one float32 matrix, so a query is one matrix-vector product. Rows no live snippet uses are recycled at
@@ -42,10 +42,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.chunking.snippet import Snippet, snippet_text
 from smartsearch_ls.discovery.documentation import is_documentation
-from smartsearch_ls.embedding.cache import NOTHING, content_key
-from smartsearch_ls.embedding.encoder import BATCH_SIZE, DIMENSIONS, MAX_TOKENS, snippet_text
+from smartsearch_ls.embedding.cache import NOTHING
+from smartsearch_ls.embedding.encoder import BATCH_SIZE, DIMENSIONS, MAX_TOKENS
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.embedding.readings import READINGS, ReadingKind
 from smartsearch_ls.embedding.weights import MODEL_SHA256, LocalModelUnavailable
@@ -278,7 +278,7 @@ class DenseIndex:
         encoder = self._encoder()
         if encoder is None:
             return
-        code = [content_key(snippet_text(s.path, s.symbol, s.text)) for s in snippets]
+        code = [s.key for s in snippets]
         with self._lock:
             found = {
                 key: self._rows[row].copy()
@@ -349,7 +349,7 @@ class DenseIndex:
         if start == len(snippets):
             return
         # Keyed in full before any state changes: a failure halfway must not leave keys and rows out of step.
-        keys = [None if s is None else content_key(snippet_text(s.path, s.symbol, s.text)) for s in snippets[start:]]
+        keys = [None if s is None else s.key for s in snippets[start:]]
         self._doc_keys.extend(keys)
         self._doc_rows = np.concatenate([self._doc_rows[:start], np.full(len(snippets) - start, NO_ROW, np.int64)])
         prose = np.fromiter((s is not None and is_documentation(s.path) for s in snippets[start:]), bool)

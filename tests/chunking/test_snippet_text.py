@@ -1,9 +1,10 @@
-"""A snippet holds its text compressed: what comes back must be exactly what went in, persisted or not."""
+"""A snippet holds its text compressed: what comes back must be exactly what went in, persisted or not; and it
+keeps the key of its vector, so nothing that keys snippets has to unpack their texts."""
 
 import pickle
 import sys
 
-from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.chunking.snippet import Snippet, content_key, snippet_text
 
 TEXTS = [
     "",
@@ -36,3 +37,13 @@ def test_a_declaration_s_text_takes_a_fraction_of_its_string():
 def test_equal_snippets_are_equal_and_different_texts_are_not():
     assert Snippet("a.py", 1, 1, "x = 1") == Snippet("a.py", 1, 1, "x = 1")
     assert Snippet("a.py", 1, 1, "x = 1") != Snippet("a.py", 1, 1, "x = 2")
+
+
+def test_a_snippet_keeps_the_key_of_what_is_embedded_for_it_through_copies_and_pickling():
+    for text in TEXTS:
+        snippet = Snippet("src/a.py", 3, 4, text, symbol="A.f")
+        assert snippet.key == content_key(snippet_text("src/a.py", "A.f", text))
+        assert pickle.loads(pickle.dumps(snippet)).key == snippet.key
+        assert snippet.replace(key_until=4).key == snippet.key
+        assert snippet.replace(text="[redacted]").key == content_key(snippet_text("src/a.py", "A.f", "[redacted]"))
+    assert Snippet("a.py", 1, 1, "x = 1").key != Snippet("b.py", 1, 1, "x = 1").key  # a move is a new vector

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from smartsearch_ls.embedding.cache import EmbeddingCache, content_key
+from smartsearch_ls.chunking.snippet import content_key
+from smartsearch_ls.embedding.cache import EmbeddingCache
 
 
 def test_cache_is_bounded_keyed_by_content_and_exportable():

@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from smartsearch_ls.embedding.cache import EmbeddingCache, commentary_key, content_key, passage_key
-from smartsearch_ls.embedding.encoder import Embedder, snippet_text
+from smartsearch_ls.chunking.snippet import Snippet, content_key, snippet_text
+from smartsearch_ls.embedding.cache import EmbeddingCache, commentary_key, passage_key
+from smartsearch_ls.embedding.encoder import Embedder
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.embedding.passages import MAX_PASSAGES, passage_texts
 from smartsearch_ls.index import dense as dense_module
@@ -93,6 +94,25 @@ def test_vectors_survive_a_restart(tmp_path: Path, embedder: CountingEmbedder) -
     assert warm.embed_pending(100) == 0
     assert again.texts == []
     np.testing.assert_allclose(warm.cosines(query, docs), before, atol=2e-3)  # stored as float16
+
+
+def test_a_restart_keys_every_snippet_without_unpacking_its_text(
+    tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = built(tmp_path)
+    dense = dense_of(index, embedder)
+    dense.embed_pending(100)
+    assert index.persist() and dense.persist()
+    restarted = RootIndex(index.root, cache_dir=index.cache_dir)
+    assert restarted.load_persisted()
+
+    def unpacked(_: Snippet) -> str:
+        raise AssertionError("a snippet's text was unpacked to key it")
+
+    monkeypatch.setattr(Snippet, "text", property(unpacked))
+    warm = dense_of(restarted, CountingEmbedder())
+    assert warm.progress() == (index.snippet_count, index.snippet_count)
+    warm.share(s for s in restarted.snippets if s is not None)
 
 
 def test_vectors_are_written_again_only_when_new_ones_were_stored(tmp_path: Path, embedder: CountingEmbedder) -> None:

@@ -9,8 +9,8 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from smartsearch_ls.chunking.snippet import snippet_text
 from smartsearch_ls.embedding.cache import EmbeddingCache
-from smartsearch_ls.embedding.encoder import snippet_text
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import RootIndex

@@ -23,8 +23,9 @@ from functools import partial
 
 import numpy as np
 
-from smartsearch_ls.embedding.cache import NOTHING, EmbeddingCache, content_key
-from smartsearch_ls.embedding.encoder import Embedder, snippet_text
+from smartsearch_ls.chunking.snippet import snippet_text
+from smartsearch_ls.embedding.cache import NOTHING, EmbeddingCache
+from smartsearch_ls.embedding.encoder import Embedder
 from smartsearch_ls.embedding.loading import load_encoder
 from smartsearch_ls.embedding.readings import COMMENTARY, PASSAGES, READINGS
 from smartsearch_ls.judge.contract import Evidence
@@ -87,7 +88,7 @@ class LocalJudge:
         commentary's (`embedding.commentary`) and its passages' (`embedding.passages`), from the vectors the cache
         holds or, for the rest, embedded now."""
         query_vector = await self._query_vector(query)
-        keys = [content_key(_embedded_text(e)) for e in shortlist]
+        keys = [e.snippet.key for e in shortlist]
         wanted: dict[str, Callable[[], list[str]]] = {}
         for e, key in zip(shortlist, keys, strict=True):
             if e.cosine is None:
@@ -144,13 +145,9 @@ def _even(query: str) -> dict[str, float]:
     return dict.fromkeys(query_terms(query), 1.0)
 
 
-def _embedded_text(evidence: Evidence) -> str:
-    s = evidence.snippet
-    return snippet_text(s.path, s.symbol, s.text)
-
-
 def _code(evidence: Evidence) -> list[str]:
-    return [_embedded_text(evidence)]
+    s = evidence.snippet
+    return [snippet_text(s.path, s.symbol, s.text)]
 
 
 _loaded: list[LocalJudge] = []

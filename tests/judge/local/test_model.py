@@ -11,10 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.chunking.snippet import Snippet, snippet_text
 from smartsearch_ls.embedding import loading
 from smartsearch_ls.embedding.cache import EmbeddingCache
-from smartsearch_ls.embedding.encoder import Embedder, snippet_text
+from smartsearch_ls.embedding.encoder import Embedder
 from smartsearch_ls.embedding.passages import passage_texts
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import Evidence, JudgeConfig, ShortlistJudge
