@@ -16,7 +16,7 @@ from smartsearch_ls.embedding.commentary import commentary_text
 from smartsearch_ls.embedding.loading import load_encoder
 from smartsearch_ls.embedding.passages import passage_texts
 from smartsearch_ls.index import store
-from smartsearch_ls.index.dense import DenseIndex
+from smartsearch_ls.index.dense import VECTORS_FORMAT, DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from tests.conftest import SAMPLE_PROJECT, write_tree
 from tests.support.model_servers import ModelServer
@@ -127,7 +127,7 @@ def test_the_vectors_a_search_computed_are_kept_for_the_next_run(project: Path, 
     coverage = json.loads(done.stdout)["coverage"]
     assert coverage["judged"] == coverage["snippets"]  # a project this small is judged whole
     (vectors,) = (tmp_path / "smartsearch-ls" / "dense").iterdir()
-    payload = store.load(vectors)
+    payload = store.load(vectors, version=VECTORS_FORMAT)
     assert payload is not None and payload["root"] == str(project.resolve())
     # Every snippet's vector, the shortlist's and the judge's alike, the commentary vector of each that says
     # something in comments or docstrings, and the passage vector of each longer than its head: the judge embedded

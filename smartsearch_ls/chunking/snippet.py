@@ -25,7 +25,7 @@ def snippet_text(path: str, symbol: str | None, code: str) -> str:
 
 def content_key(text: str) -> str:
     """The key of an embedded text in every vector store: its sha1, so an edit or a move makes a new key and a stale
-    vector is never served (a lone surrogate, which an unsaved buffer may hold, is hashed as the text keeps it)."""
+    vector is never served (a lone surrogate is hashed as a snippet packs it, so any text a snippet holds has a key)."""
     return hashlib.sha1(text.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
 
 
@@ -47,8 +47,8 @@ class Snippet:
     a few hundred of them. Build one from its text; `replace` gives a copy with some fields changed.
 
     It carries the key of its vector (`key`), computed once from its text when it is made and persisted with it, so
-    whatever keys snippets by vector (the root's dense index, the local judge) never unpacks a text to do so: a
-    restart keys every snippet of the root.
+    whatever keys snippets by vector (the root's dense index, the local judge) needs no text to do so: a restart
+    keys every snippet of the root.
     """
 
     path: str
@@ -62,7 +62,7 @@ class Snippet:
     key_until: int
     """When the snippet starts inside a private key block whose `BEGIN` line is above it: the block's last line,
     so its lines up to there are redacted before judging (`chunking.key_blocks`); 0 otherwise."""
-    key: str = field(repr=False)
+    key: str = field(repr=False, compare=False)
     """`content_key(snippet_text(path, symbol, text))`: the key of its vector."""
 
     def __init__(

@@ -2,7 +2,7 @@
 
 A question is prose, and MiniLM learned its meaning from pairs of sentences: a question meets a doc comment that
 says the same thing more surely than it meets the code under it, whose vector also carries identifiers and
-syntax. So besides the snippet's own vector (`encoder.snippet_text`), a snippet that says something in prose gets
+syntax. So besides the snippet's own vector (`snippet.snippet_text`), a snippet that says something in prose gets
 a second vector of just those words, and the local judge weighs the question's cosine with both
 (`judge/local/features.py`). Its first `MAX_WORDS` words are kept: a doc comment's summary comes first, and the
 encoder would cut a longer text anyway. A snippet that says fewer than `MIN_WORDS` words has no commentary vector.

@@ -82,7 +82,7 @@ class Embedder:
         return cls(session, load_tokenizer())
 
     def embed_snippets(self, texts: list[str]) -> np.ndarray:
-        """One unit vector per text, shape `(len(texts), 384)`; a snippet's text is `snippet.snippet_text`'s."""
+        """One unit vector per text, shape `(len(texts), 384)`; a snippet's is `chunking.snippet.snippet_text`."""
         vectors = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         if not texts:
             return vectors

@@ -58,6 +58,12 @@ VECTORS = f"{MODEL_SHA256}/{MAX_TOKENS}/{BATCH_SIZE}"
 """What persisted vectors are valid for: these weights, texts cut at this many tokens, run this many at a time
 (a batch's company moves a vector)."""
 
+VECTORS_FORMAT = 7
+"""The format of the persisted vectors (`store`'s header). The file holds keys, a matrix and lists of keys, none of
+the index's classes, so it keeps its own number: a change to how the index is persisted (`store.FORMAT`) leaves
+a root's vectors valid, which a large root would otherwise re-embed for many CPU-minutes. Bump it when this file's
+payload changes shape; what its vectors are valid for is `VECTORS`."""
+
 NO_ROW, RETIRED, NO_READING = -1, -2, -3
 """Row values of a doc without a vector: one still waiting, one retired (so `pending` need not look), and (a
 reading only) one whose snippet has nothing to read that way."""
@@ -296,7 +302,7 @@ class DenseIndex:
         """Adopt the persisted vectors of this root (those of snippets still live are used; the rest wait)."""
         if self.index.cache_dir is None:
             return False
-        payload = store.load(dense_path(self.index.cache_dir, self.index.root))
+        payload = store.load(dense_path(self.index.cache_dir, self.index.root), version=VECTORS_FORMAT)
         if payload is None or payload.get("root") != str(self.index.root) or payload.get("vectors") != VECTORS:
             return False
         keys, matrix = payload["keys"], payload["matrix"]
@@ -332,7 +338,7 @@ class DenseIndex:
             nothing = {reading.kind.persisted_as: sorted(reading.nothing) for reading in self._readings}
             self._unpersisted = False
         payload = {"root": str(self.index.root), "vectors": VECTORS, "keys": keys, "matrix": matrix, **nothing}
-        saved = store.save(dense_path(self.index.cache_dir, self.index.root), payload)
+        saved = store.save(dense_path(self.index.cache_dir, self.index.root), payload, version=VECTORS_FORMAT)
         if not saved:
             with self._lock:
                 self._unpersisted = True

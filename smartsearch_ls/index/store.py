@@ -64,8 +64,9 @@ def index_path(cache_dir: Path, root: Path) -> Path:
     return cache_dir / "index" / f"{root.name or 'root'}-{key}.pickle"
 
 
-def save(path: Path, payload: dict[str, Any]) -> bool:
-    """Write atomically; False (and a log line) when the cache cannot be written.
+def save(path: Path, payload: dict[str, Any], *, version: int = FORMAT) -> bool:
+    """Write atomically; False (and a log line) when the cache cannot be written. `version`: the payload's format,
+    the index's unless it is a file of another shape (`dense.VECTORS_FORMAT`).
 
     The payload is pickled straight into the file, hashed on the way, and the header is written over a
     placeholder of the same length at the end: pickling into memory first held a second copy of the whole
@@ -76,11 +77,11 @@ def save(path: Path, payload: dict[str, Any]) -> bool:
         fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(header(b""))  # placeholder: every header of this version has the same length
+                handle.write(header(b"", version))  # placeholder: every header of this version has the same length
                 hashing = _HashingWriter(handle)
                 pickle.dump(payload, hashing, protocol=pickle.HIGHEST_PROTOCOL)
                 handle.seek(0)
-                handle.write(_header_line(FORMAT, hashing.checksum))
+                handle.write(_header_line(version, hashing.checksum))
             os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
@@ -103,9 +104,9 @@ class _HashingWriter:
         return self._handle.write(data)
 
 
-def load(path: Path) -> dict[str, Any] | None:
-    """The payload saved at `path`, or None when it is missing, damaged, from another format or not a regular
-    file; stale temporary files of killed persists beside it are removed first."""
+def load(path: Path, *, version: int = FORMAT) -> dict[str, Any] | None:
+    """The payload saved at `path` in format `version`, or None when it is missing, damaged, from another format
+    or not a regular file; stale temporary files of killed persists beside it are removed first."""
     _remove_stale_temporaries(path.parent)
     raw = _read_regular(path)
     if raw is None:
@@ -115,10 +116,10 @@ def load(path: Path) -> dict[str, Any] | None:
     first = raw.find(b"\n")
     second = raw.find(b"\n", first + 1)
     head, data = raw[: max(first, 0)], memoryview(raw)[second + 1 :]
-    if head.startswith(_MAGIC) and head != b"%s %d" % (_MAGIC, FORMAT):
+    if head.startswith(_MAGIC) and head != b"%s %d" % (_MAGIC, version):
         log.info("the index at %s was written by another version; it will be rebuilt", path)
         return None
-    if not raw.startswith(header(data)):
+    if not raw.startswith(header(data, version)):
         log.warning("ignoring a damaged index at %s; it will be rebuilt", path)
         return None
     try:

@@ -22,5 +22,7 @@ def test_a_commented_long_function_has_both_readings_under_keys_derived_from_its
 
 
 def test_a_documentation_file_has_no_reading_besides_its_own_text() -> None:
-    page = Snippet("docs/ledger.md", 1, 161, "# Settling\n" + LONG_BODY.replace("    #", "-"), "Settling")
+    text = "def settle(ledger):\n" + LONG_BODY
+    code, page = (Snippet(path, 1, 161, text, "settle") for path in ("books/ledger.py", "docs/ledger.md"))
+    assert all(reading.texts(code, count_tokens) for reading in READINGS)  # the same text, read as code
     assert [reading.texts(page, count_tokens) for reading in READINGS] == [[], []]

@@ -110,9 +110,31 @@ def test_a_restart_keys_every_snippet_without_unpacking_its_text(
         raise AssertionError("a snippet's text was unpacked to key it")
 
     monkeypatch.setattr(Snippet, "text", property(unpacked))
-    warm = dense_of(restarted, CountingEmbedder())
+    judge_cache = EmbeddingCache()
+    warm = dense_of(restarted, CountingEmbedder(), judge_cache)
     assert warm.progress() == (index.snippet_count, index.snippet_count)
-    warm.share(s for s in restarted.snippets if s is not None)
+    live = [s for s in restarted.snippets if s is not None]
+    warm.share(live)
+    assert all(judge_cache.get_key(s.key) is not None for s in live)  # the judge got them, by key alone
+
+
+def test_a_root_s_vectors_outlive_a_new_format_of_its_index(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    index = built(tmp_path)
+    dense = dense_of(index, embedder)
+    dense.embed_pending(100)
+    assert index.persist() and dense.persist()
+    vectors = dense_path(index.cache_dir, index.root).read_bytes()
+    assert vectors.startswith(b"smartsearch-index %d\n" % dense_module.VECTORS_FORMAT)
+    indexed = store.index_path(index.cache_dir, index.root)
+    rest = indexed.read_bytes().split(b"\n", 1)[1]
+    indexed.write_bytes(b"smartsearch-index %d\n" % (store.FORMAT - 1) + rest)  # what the previous release wrote
+
+    rebuilt = RootIndex(index.root, cache_dir=index.cache_dir)
+    assert not rebuilt.load_persisted()
+    rebuilt.refresh()
+    again = CountingEmbedder()
+    assert dense_of(rebuilt, again).progress() == (index.snippet_count, index.snippet_count)
+    assert again.texts == []
 
 
 def test_vectors_are_written_again_only_when_new_ones_were_stored(tmp_path: Path, embedder: CountingEmbedder) -> None:
@@ -176,7 +198,7 @@ def test_persist_keeps_only_vectors_of_live_snippets(tmp_path: Path, embedder: C
     index.update_text("text/words.py", TREE["text/words.py"].replace("upper", "lower"))
     dense.embed_pending(100)
     assert dense.persist()
-    payload = store.load(dense_path(index.cache_dir, index.root))  # type: ignore[arg-type]
+    payload = store.load(dense_path(index.cache_dir, index.root), version=dense_module.VECTORS_FORMAT)  # type: ignore[arg-type]
     assert payload is not None
     live = {snippet_text(s.path, s.symbol, s.text) for s in index.snippets if s is not None}
     assert len(payload["keys"]) == len(live) == index.snippet_count
@@ -189,7 +211,7 @@ def test_a_damaged_or_foreign_dense_file_is_a_miss(tmp_path: Path, embedder: Cou
     dense.embed_pending(100)
     assert dense.persist()
     path = dense_path(index.cache_dir, index.root)  # type: ignore[arg-type]
-    good, payload = path.read_bytes(), store.load(path)
+    good, payload = path.read_bytes(), store.load(path, version=dense_module.VECTORS_FORMAT)
     assert payload is not None
     damaged = [good[: len(good) // 2], good[:-10] + b"0123456789", b"not a pickle at all"]
     for raw in damaged:
@@ -197,7 +219,9 @@ def test_a_damaged_or_foreign_dense_file_is_a_miss(tmp_path: Path, embedder: Cou
         cold = dense_of(index, embedder)
         assert not cold.load()
         assert cold.progress() == (0, index.snippet_count)
-    store.save(path, {**payload, "vectors": "another-model/128"})  # sound, but from other weights
+    store.save(
+        path, {**payload, "vectors": "another-model/128"}, version=dense_module.VECTORS_FORMAT
+    )  # sound, but from other weights
     assert dense_of(index, embedder).progress() == (0, index.snippet_count)
 
 
