@@ -66,6 +66,13 @@ NAMES = (
 )
 """The columns of `features`, in order; the ranker's weights are stored by these names."""
 
+READING_COLUMNS = [
+    NAMES.index(name) for name in ("commentary_cosine", "commented", "commentary_gap", "whole_cosine", "whole_gap")
+]
+"""The columns of what a snippet's readings say (`embedding.readings`: its commentary, its passages): the only
+features that need a candidate's readings, so the judge can read them for the leaders of a shortlist alone."""
+_OWN_COLUMNS = [i for i in range(len(NAMES)) if i not in READING_COLUMNS]
+
 LABELS = {
     "cosine": "meaning (cosine)",
     "cosine_gap": "meaning, against the best candidate",
@@ -142,16 +149,6 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
     lexical_rank = _ranks(lexical)
     best_cosine = float(cosines.max())
     best_lexical = float(lexical.max())
-    said = np.array([e.commentary_cosine if e.commentary_cosine is not None else np.nan for e in shortlist])
-    commented = ~np.isnan(said)
-    best_said = float(said[commented].max()) if commented.any() else 0.0
-    whole = np.array(
-        [
-            max(c, e.passage_cosine) if e.passage_cosine is not None else c
-            for c, e in zip(cosines, shortlist, strict=True)
-        ]
-    )
-    best_whole = float(whole.max())
     tests_wanted = asks_for_tests(query)
     known = sum(1 for t in terms if t in idf) / len(terms) if terms else 0.0
     for row, item in enumerate(shortlist):
@@ -161,7 +158,7 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
         named = text_terms(s.symbol).keys() if s.symbol else frozenset()
         path_terms = meta_terms(s.path, None)
         test = is_test(s.path)
-        rows[row] = (
+        rows[row, _OWN_COLUMNS] = (
             cosines[row],
             cosines[row] - best_cosine,
             math.log1p(cosine_rank[row]),
@@ -180,13 +177,54 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
             *_line_shares(text),
             math.log1p(s.end_line - s.start_line + 1),
             known,
-            said[row] if commented[row] else 0.0,
-            float(commented[row]),
-            said[row] - best_said if commented[row] else 0.0,
-            whole[row],
-            whole[row] - best_whole,
         )
-    return rows
+    return with_readings(rows, shortlist)
+
+
+def with_readings(rows: npt.NDArray[np.float64], shortlist: Sequence[Evidence]) -> npt.NDArray[np.float64]:
+    """`rows` of `features` with their reading columns taken again from the shortlist's readings (their cosines;
+    None: not read, or nothing to read), the rest as they were."""
+    said = np.array([e.commentary_cosine if e.commentary_cosine is not None else np.nan for e in shortlist])
+    cosines = [e.cosine if e.cosine is not None else 0.0 for e in shortlist]
+    whole = np.array(
+        [
+            max(c, e.passage_cosine) if e.passage_cosine is not None else c
+            for c, e in zip(cosines, shortlist, strict=True)
+        ]
+    )
+    read = rows.copy()
+    read[:, READING_COLUMNS] = _reading_features(said, whole)
+    return read
+
+
+def unread(rows: npt.NDArray[np.float64], kept: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+    """The rows of `features` as they are when only the `kept` candidates' readings were read: the others say
+    nothing in comments and are their head, and every gap is taken again against what was read. A shortlist's
+    rows computed with every reading (the ranker's fit collects them so) give what the judge computes with the
+    readings of the kept ones alone."""
+    cosines = rows[:, NAMES.index("cosine")]
+    commented = rows[:, NAMES.index("commented")] > 0
+    said = np.where(kept & commented, rows[:, NAMES.index("commentary_cosine")], np.nan)
+    whole = np.where(kept, rows[:, NAMES.index("whole_cosine")], cosines)
+    fewer = rows.copy()
+    fewer[:, READING_COLUMNS] = _reading_features(said, whole)
+    return fewer
+
+
+def _reading_features(said: npt.NDArray[np.float64], whole: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The reading columns from each candidate's commentary cosine (nan: it says nothing, or was not read) and its
+    whole-snippet cosine (the better of its head's and its passages')."""
+    commented = ~np.isnan(said)
+    best_said = float(said[commented].max()) if commented.any() else 0.0
+    return np.column_stack(
+        [
+            np.where(commented, said, 0.0),
+            commented.astype(np.float64),
+            np.where(commented, said - best_said, 0.0),
+            whole,
+            whole - float(whole.max()),
+        ]
+    )
 
 
 def _ranks(values: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:

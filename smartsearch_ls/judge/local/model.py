@@ -2,11 +2,11 @@
 
 Every other judge is asked about each snippet on its own, as remote APIs need. This one runs in the process and its
 ranker weighs each candidate against its rivals (`ranker`), so it takes the shortlist at once: the query is
-embedded, the candidates the shortlist brought without a cosine, the commentary of those that say something in
-prose (`embedding.commentary`) and the passages of those longer than their head (`embedding.passages`), whose
-vectors the root's index has not handed over yet, are embedded in calls of up to `PREPARE_CHUNK` texts (kept in
-the cache the index's shortlist shares, so none is embedded twice), then one matrix of features goes through the
-ranker. No Pydantic AI run, no agent graph: a search with cached vectors pays the features and two small matrix
+embedded and the candidates the shortlist brought without a cosine; the ranker's first look picks the leaders
+(`Ranker.leaders`), and their commentary (`embedding.commentary`) and passages (`embedding.passages`) are read;
+whatever vector the root's index has not handed over yet is embedded in calls of up to `PREPARE_CHUNK` texts (kept
+in the cache the index's shortlist shares, so none is embedded twice), then one matrix of features goes through the
+ranker. No Pydantic AI run, no agent graph: a search with cached vectors pays the features and a few small matrix
 products.
 
 A snippet that performs nothing (only imports, docstrings, comments, bodiless signatures: `inert`) is capped at
@@ -22,6 +22,7 @@ from dataclasses import replace
 from functools import partial
 
 import numpy as np
+import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import snippet_text
 from smartsearch_ls.embedding.cache import NOTHING, EmbeddingCache
@@ -29,7 +30,7 @@ from smartsearch_ls.embedding.encoder import Embedder
 from smartsearch_ls.embedding.loading import load_encoder
 from smartsearch_ls.embedding.readings import COMMENTARY, PASSAGES, READINGS
 from smartsearch_ls.judge.contract import Evidence
-from smartsearch_ls.judge.local.features import features, label, query_terms
+from smartsearch_ls.judge.local.features import features, label, query_terms, with_readings
 from smartsearch_ls.judge.local.inert import performs_nothing
 from smartsearch_ls.judge.local.ranker import Ranker, shipped_ranker
 
@@ -66,8 +67,7 @@ class LocalJudge:
         and equally rare."""
         if not shortlist:
             return []
-        complete = await self.with_cosines(query, shortlist)
-        scores = self.ranker.relevance(features(query, complete, idf if idf is not None else _even(query)))
+        scores = self.ranker.relevance(await self._rows(query, shortlist, idf))
         return [
             min(float(score), INERT_CEILING) if performs_nothing(e.snippet.path, e.snippet.text) else float(score)
             for score, e in zip(scores, shortlist, strict=True)
@@ -79,22 +79,33 @@ class LocalJudge:
         """For each candidate, what weighed most in its score (`ExplainsShortlists`), as readable labels."""
         if not shortlist:
             return []
-        complete = await self.with_cosines(query, shortlist)
-        rows = features(query, complete, idf if idf is not None else _even(query))
+        rows = await self._rows(query, shortlist, idf)
         return [tuple((label(name, value), effect) for name, value, effect in row) for row in self.ranker.factors(rows)]
 
-    async def with_cosines(self, query: str, shortlist: Sequence[Evidence]) -> list[Evidence]:
-        """The shortlist with its cosines known: the snippet's own (the shortlist's where it had one), its
-        commentary's (`embedding.commentary`) and its passages' (`embedding.passages`), from the vectors the cache
-        holds or, for the rest, embedded now."""
+    async def _rows(
+        self, query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float] | None
+    ) -> npt.NDArray[np.float64]:
+        """The shortlist's rows of `features`, with the readings of its leaders (`Ranker.leaders`) alone."""
+        seen = await self.with_cosines(query, shortlist, read=[False] * len(shortlist))
+        unread = features(query, seen, idf if idf is not None else _even(query))
+        leaders = self.ranker.leaders(unread)
+        return with_readings(unread, await self.with_cosines(query, seen, read=list(leaders)))
+
+    async def with_cosines(
+        self, query: str, shortlist: Sequence[Evidence], read: Sequence[bool] | None = None
+    ) -> list[Evidence]:
+        """The shortlist with its cosines known: the snippet's own (the shortlist's where it had one), and for the
+        candidates to `read` (all by default) its commentary's (`embedding.commentary`) and its passages'
+        (`embedding.passages`), from the vectors the cache holds or, for the rest, embedded now."""
         query_vector = await self._query_vector(query)
         keys = [e.snippet.key for e in shortlist]
+        reading = [True] * len(shortlist) if read is None else read
         wanted: dict[str, Callable[[], list[str]]] = {}
-        for e, key in zip(shortlist, keys, strict=True):
+        for e, key, wanted_read in zip(shortlist, keys, reading, strict=True):
             if e.cosine is None:
                 wanted[key] = partial(_code, e)
-            for reading in READINGS:
-                wanted[reading.key(key)] = partial(reading.texts, e.snippet, self.embedder.token_counts)
+            for kind in READINGS if wanted_read else ():
+                wanted[kind.key(key)] = partial(kind.texts, e.snippet, self.embedder.token_counts)
         vectors = {key: vector for key in wanted if (vector := self.cache.get_key(key)) is not None}
         # Cutting passages tokenizes every line of a candidate: off the event loop.
         missing = await asyncio.to_thread(lambda: {key: make() for key, make in wanted.items() if key not in vectors})
@@ -107,16 +118,16 @@ class LocalJudge:
             self.cache.update(fresh)
             vectors.update(fresh)  # kept here too: a concurrent search may evict them from the cache
         complete = []
-        for e, key in zip(shortlist, keys, strict=True):
+        for e, key, wanted_read in zip(shortlist, keys, reading, strict=True):
             cosine = e.cosine if e.cosine is not None else float(query_vector @ vectors[key])
-            said = vectors[COMMENTARY.key(key)]  # NOTHING: the snippet says nothing in prose
-            read = vectors[PASSAGES.key(key)]  # NOTHING: its head is all of it
+            said = vectors[COMMENTARY.key(key)] if wanted_read else NOTHING  # NOTHING: it says nothing in prose
+            passages = vectors[PASSAGES.key(key)] if wanted_read else NOTHING  # NOTHING: its head is all of it
             complete.append(
                 replace(
                     e,
                     cosine=cosine,
                     commentary_cosine=float(query_vector @ said) if len(said) else None,
-                    passage_cosine=float(query_vector @ read) if len(read) else None,
+                    passage_cosine=float(query_vector @ passages) if len(passages) else None,
                 )
             )
         return complete

@@ -10,6 +10,13 @@ Two logistic models over `features`, fitted by `bench/ranker/fit.py` on the deve
   on questions asked of projects they were not written for, classes weighed even: a question is taken to be as
   likely to name a behavior that exists as one that does not.
 
+What a candidate's readings say (its comments' and its later lines' vectors, `embedding.readings`) is read for the
+leaders of the shortlist only: a third logistic, the first look, orders the candidates by everything else, and the
+`LEADERS` best by it are read (`unread` says how the rest look). Reading costs up to four runs of the model per
+candidate, and a first search in a folder nothing has embedded pays them all, while an answer is nearly always
+among the leaders (`bench/ranker/README.md`). The rule is the same whatever is cached, so a search answers the same
+whatever background embedding had reached.
+
 A snippet's relevance is the question's probability times the snippet's odds against the best candidate, raised
 to a small power (`sharpness`, fitted): the best match carries P(the asked behavior is here), so 0.5 means even
 odds that it is and the default threshold can answer "nothing"; candidates nearly as good as the best stay above
@@ -27,9 +34,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from smartsearch_ls.judge.local.features import NAMES
+from smartsearch_ls.judge.local.features import NAMES, unread
 
 WEIGHTS = Path(__file__).with_name("ranker.json")
+
+LEADERS = 32
+"""Candidates of a shortlist whose readings the judge reads: the best by the first look."""
 
 QUESTION_NAMES = (
     "best_logit",
@@ -123,11 +133,25 @@ def question_features(rows: Rows, logits: Rows) -> Rows:
 
 @dataclass(frozen=True, slots=True)
 class Ranker:
-    """The candidate model, the question model and how sharply relevance falls below the best candidate."""
+    """The first look, the candidate model, the question model and how sharply relevance falls below the best
+    candidate."""
 
+    first: Logistic
+    """The candidate model without the reading columns' evidence: which candidates are worth reading."""
     candidate: Logistic
     question: Logistic
     sharpness: float
+
+    def leaders(self, rows: Rows) -> npt.NDArray[np.bool_]:
+        """Which candidates to read, from rows of `features` computed without any reading."""
+        chosen = np.zeros(len(rows), dtype=bool)
+        chosen[np.argsort(-self.first.logits(rows), kind="stable")[:LEADERS]] = True
+        return chosen
+
+    def as_read(self, rows: Rows) -> Rows:
+        """Rows of a shortlist computed with every candidate's readings (as the ranker's fit collects them), as the
+        judge computes them: with the leaders' readings alone."""
+        return unread(rows, self.leaders(unread(rows, np.zeros(len(rows), dtype=bool))))
 
     def relevance(self, rows: Rows) -> Rows:
         """Each candidate's relevance, from its row of `features` within its shortlist."""
@@ -148,6 +172,7 @@ class Ranker:
     @classmethod
     def from_json(cls, document: dict[str, object]) -> Ranker:
         return cls(
+            Logistic.from_json(document["first"], NAMES),  # type: ignore[arg-type]
             Logistic.from_json(document["candidate"], NAMES),  # type: ignore[arg-type]
             Logistic.from_json(document["question"], QUESTION_NAMES),  # type: ignore[arg-type]
             float(document["sharpness"]),  # type: ignore[arg-type]
@@ -155,6 +180,7 @@ class Ranker:
 
     def to_json(self, **recipe: object) -> dict[str, object]:
         return {
+            "first": self.first.to_json(NAMES),
             "candidate": self.candidate.to_json(NAMES),
             "question": self.question.to_json(QUESTION_NAMES),
             "sharpness": self.sharpness,

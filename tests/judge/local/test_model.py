@@ -19,7 +19,9 @@ from smartsearch_ls.embedding.passages import passage_texts
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import Evidence, JudgeConfig, ShortlistJudge
 from smartsearch_ls.judge.local import model as model_module
+from smartsearch_ls.judge.local.features import features, query_terms
 from smartsearch_ls.judge.local.model import INERT_CEILING, LocalJudge, local_judge
+from smartsearch_ls.judge.local.ranker import LEADERS, shipped_ranker
 from smartsearch_ls.judge.runner import judge_snippets
 
 PARSE_DATE = Snippet(
@@ -129,9 +131,9 @@ async def test_a_snippet_that_only_imports_is_held_below_the_threshold_whatever_
     assert header_score <= INERT_CEILING < rejecting_score
 
 
-async def test_a_shortlist_is_embedded_in_one_call_and_what_the_shortlist_knew_is_not_embedded_again(judge):
+async def test_a_shortlist_s_code_is_embedded_in_one_call_its_leaders_readings_in_one_more(judge):
     counting = CountingEmbedder(judge.embedder)
-    snippets = [PARSE_DATE, *many_snippets(20, "p")]
+    snippets = [PARSE_DATE, *many_snippets(20, "p")]  # fewer than LEADERS: every candidate is read
     known = Evidence(UNRELATED[0], cosine=0.1)  # the shortlist had its vector (and no word of the query)
     scores = await judge_snippets(
         config(LocalJudge(counting)),
@@ -139,11 +141,9 @@ async def test_a_shortlist_is_embedded_in_one_call_and_what_the_shortlist_knew_i
         [*snippets, known],
         JudgmentCache(),  # type: ignore[arg-type]
     )
-    read = [
-        [snippet_text(s.path, s.symbol, s.text), *passage_texts(s.path, s.symbol, s.text, counting.token_counts)]
-        for s in snippets
-    ]
-    assert counting.calls == [[text for texts in read for text in texts]]  # code, and the lines past long heads
+    code = [snippet_text(s.path, s.symbol, s.text) for s in snippets]  # not the known one's
+    passages = [text for s in snippets for text in passage_texts(s.path, s.symbol, s.text, counting.token_counts)]
+    assert counting.calls == [code, passages]  # the lines past long heads, read once the leaders are known
     assert len(scores) == 22 and scores.index(max(scores)) == 0
 
 
@@ -277,3 +277,22 @@ def test_a_query_is_embedded_once_for_the_shortlist_and_the_judge(monkeypatch: p
     completed = asyncio.run(LocalJudge(embedder).with_cosines(query, [Evidence(PARSE_DATE, cosine=0.2)]))
     assert runs == [1] and completed[0].cosine == 0.2  # the judge reused the query's vector: no second run
     assert embedder.embed_query(query) is first and not first.flags.writeable
+
+
+async def test_a_cold_judge_reads_the_leaders_alone_and_answers_as_one_that_had_every_reading(judge):
+    query = "add up the scaled totals of the values"
+    snippets = many_snippets(LEADERS + 8, "lead")  # each longer than its head: each has passages to read
+    shortlist = [Evidence(s) for s in snippets]
+    counting = CountingEmbedder(judge.embedder)
+    cold = await LocalJudge(counting).score_shortlist(query, shortlist, None)  # type: ignore[arg-type]
+    code = {snippet_text(s.path, s.symbol, s.text) for s in snippets}
+    read = [text for call in counting.calls for text in call if text not in code]
+    windows = [passage_texts(s.path, s.symbol, s.text, judge.embedder.token_counts) for s in snippets]
+    assert len(read) == LEADERS * len(windows[0]) < sum(map(len, windows))  # the leaders' passages, no others
+
+    everything = LocalJudge(judge.embedder)
+    complete = await everything.with_cosines(query, shortlist)  # every candidate's readings now cached
+    assert await everything.score_shortlist(query, shortlist, None) == cold  # whatever was cached, one answer
+    ranker = shipped_ranker()
+    rows = features(query, complete, dict.fromkeys(query_terms(query), 1.0))
+    assert list(ranker.relevance(ranker.as_read(rows))) == pytest.approx(cold)  # what the ranker's fit replays
