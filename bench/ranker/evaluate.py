@@ -39,10 +39,17 @@ PIECES: dict[str, tuple[str, ...]] = {
 """Feature groups switched off together: each is one idea."""
 
 
+AS_IF_UNREAD = {"whole_cosine": "cosine", "whole_gap": "cosine_gap"}
+"""What a switched-off column holds instead of 0: a snippet's whole is its head when its passages are not read.
+Zeroed, the judge's own rule (`features.unread`: the candidates it does not read are their head) would tell the
+leaders from the rest by it."""
+
+
 def without(rows: Rows, names: tuple[str, ...]) -> Rows:
     features = rows.features.copy()
     for name in names:
-        features[:, NAMES.index(name)] = 0.0
+        source = AS_IF_UNREAD.get(name)
+        features[:, NAMES.index(name)] = features[:, NAMES.index(source)] if source else 0.0
     return replace(rows, features=features)
 
 

@@ -11,8 +11,8 @@ from bench.quality.sets import HELD_OUT
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.file_kinds import implementation_first
 from smartsearch_ls.judge.contract import Evidence
-from smartsearch_ls.judge.local.features import NAMES, features, query_terms, root_idf
-from smartsearch_ls.judge.local.ranker import WEIGHTS, Logistic, Ranker, RankerMismatch, shipped_ranker
+from smartsearch_ls.judge.local.features import NAMES, READING_COLUMNS, features, query_terms, root_idf, unread
+from smartsearch_ls.judge.local.ranker import LEADERS, WEIGHTS, Logistic, Ranker, RankerMismatch, shipped_ranker
 
 IMPLEMENTATION = Snippet(
     "src/auth/sessions.py",
@@ -163,3 +163,19 @@ def test_a_candidate_whose_lines_past_the_head_do_what_is_asked_ranks_above_one_
     assert does_score > does_not_score
     short = features(QUERY, [Evidence(IMPLEMENTATION, lexical=4.0, cosine=0.5)], {})[0]
     assert short[NAMES.index("whole_cosine")] == pytest.approx(0.5)  # a head that holds it all
+
+
+def test_an_empty_shortlist_is_answered_with_nothing():
+    ranker = shipped_ranker()
+    assert len(ranker.relevance(ranker.as_read(np.zeros((0, len(NAMES)))))) == 0
+
+
+def test_the_why_of_a_candidate_outside_the_leaders_names_nothing_it_was_not_read_for():
+    ranker = shipped_ranker()
+    rows = np.tile(ranker.candidate.center, (LEADERS + 8, 1))
+    rows[:, NAMES.index("cosine")] += np.linspace(0.2, 0.0, len(rows))  # the first ones lead
+    rows[:, NAMES.index("whole_gap")] = -0.5  # what the passages say would weigh most, were they read
+    leaders = ranker.leaders(unread(rows, np.zeros(len(rows), dtype=bool)))
+    reading = {NAMES[i] for i in READING_COLUMNS}
+    named = [bool(reading & {name for name, _, _ in factors}) for factors in ranker.factors(rows)]
+    assert named == list(leaders) and sum(named) == LEADERS

@@ -214,6 +214,8 @@ def unread(rows: npt.NDArray[np.float64], kept: npt.NDArray[np.bool_]) -> npt.ND
 def _reading_features(said: npt.NDArray[np.float64], whole: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """The reading columns from each candidate's commentary cosine (nan: it says nothing, or was not read) and its
     whole-snippet cosine (the better of its head's and its passages')."""
+    if not len(said):
+        return np.zeros((0, len(READING_COLUMNS)))
     commented = ~np.isnan(said)
     best_said = float(said[commented].max()) if commented.any() else 0.0
     return np.column_stack(

@@ -1,6 +1,6 @@
 """The local judge's verdict on a shortlist: is the asked behavior here, and which snippets are it.
 
-Two logistic models over `features`, fitted by `bench/ranker/fit.py` on the development part of the quality set
+Logistic models over `features`, fitted by `bench/ranker/fit.py` on the development part of the quality set
 (never on the held-out part) and stored beside this module as `ranker.json` with their recipe:
 
 - the candidate model, P(this snippet is the answer | the answer is in the shortlist), fitted on the questions
@@ -14,14 +14,14 @@ What a candidate's readings say (its comments' and its later lines' vectors, `em
 leaders of the shortlist only: a third logistic, the first look, orders the candidates by everything else, and the
 `LEADERS` best by it are read (`unread` says how the rest look). Reading costs up to four runs of the model per
 candidate, and a first search in a folder nothing has embedded pays them all, while an answer is nearly always
-among the leaders (`bench/ranker/README.md`). The rule is the same whatever is cached, so a search answers the same
-whatever background embedding had reached.
+among the leaders (`bench/ranker/README.md`). The rule is the same whatever is cached, so a given shortlist is
+answered the same whatever background embedding had reached.
 
 A snippet's relevance is the question's probability times the snippet's odds against the best candidate, raised
 to a small power (`sharpness`, fitted): the best match carries P(the asked behavior is here), so 0.5 means even
 odds that it is and the default threshold can answer "nothing"; candidates nearly as good as the best stay above
 the threshold with it, and clearly worse ones fall below. Logistic because the outputs are probabilities by
-construction and a whole shortlist is two matrix products.
+construction and a whole shortlist is a few matrix products.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from smartsearch_ls.judge.local.features import NAMES, unread
+from smartsearch_ls.judge.local.features import NAMES, READING_COLUMNS, unread
 
 WEIGHTS = Path(__file__).with_name("ranker.json")
 
@@ -164,13 +164,17 @@ class Ranker:
 
     def factors(self, rows: Rows, top: int = 3) -> list[tuple[tuple[str, float, float], ...]]:
         """For each row, the `top` features of the candidate model that moved its score most, as `(feature, its
-        value, its effect on the log-odds)`, largest effect first."""
+        value, its effect on the log-odds)`, largest effect first; what a candidate's readings say is named only for
+        the leaders, the candidates whose readings were read."""
         effects = self.candidate.contributions(rows)
+        effects[np.ix_(~self.leaders(unread(rows, np.zeros(len(rows), dtype=bool))), READING_COLUMNS)] = 0.0
         order = np.argsort(-np.abs(effects), axis=1)[:, :top]
         return [tuple((NAMES[j], float(rows[i, j]), float(effects[i, j])) for j in order[i]) for i in range(len(rows))]
 
     @classmethod
     def from_json(cls, document: dict[str, object]) -> Ranker:
+        if "first" not in document:
+            raise RankerMismatch(f"{WEIGHTS.name} has no first look: refit it with `bench/ranker/fit.py`")
         return cls(
             Logistic.from_json(document["first"], NAMES),  # type: ignore[arg-type]
             Logistic.from_json(document["candidate"], NAMES),  # type: ignore[arg-type]
