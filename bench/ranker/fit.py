@@ -45,10 +45,10 @@ from smartsearch_ls.judge.local.features import NAMES, unread
 from smartsearch_ls.judge.local.ranker import QUESTION_NAMES, WEIGHTS, Logistic, Ranker, question_features
 
 CANDIDATE_PENALTIES = (0.1,)
-"""1.0 was dropped on 2026-12-05, when it first won (criterion 1.257 against 1.245): its heavier ridge shrinks the
-weight of a test the question did not ask for so far that a test naming the behavior word for word outranks the
-implementation that performs it (`tests/judge/test_local_ranker.py`), which the relevance issue asks the ranker
-never to do."""
+"""Without 1.0: its heavier ridge, chosen once by the criterion, shrank the weight of a test the question did not ask
+for so far that a test naming the behavior word for word outranked the implementation that performs it
+(`tests/judge/test_local_ranker.py`), which the relevance issue asks the ranker never to do (figures:
+`bench/ranker/README.md`)."""
 QUESTION_PENALTIES = (0.1, 1.0, 10.0)
 """L2 strength, per unit of total row weight, times 1/1000."""
 SHARPNESS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.35)

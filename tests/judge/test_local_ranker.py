@@ -11,7 +11,7 @@ from bench.quality.sets import HELD_OUT
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.file_kinds import implementation_first
 from smartsearch_ls.judge.contract import Evidence
-from smartsearch_ls.judge.local.features import NAMES, READING_COLUMNS, features, query_terms, root_idf, unread
+from smartsearch_ls.judge.local.features import NAMES, READING_COLUMNS, features, query_terms, root_idf
 from smartsearch_ls.judge.local.ranker import LEADERS, WEIGHTS, Logistic, Ranker, RankerMismatch, shipped_ranker
 
 IMPLEMENTATION = Snippet(
@@ -175,7 +175,7 @@ def test_the_why_of_a_candidate_outside_the_leaders_names_nothing_it_was_not_rea
     rows = np.tile(ranker.candidate.center, (LEADERS + 8, 1))
     rows[:, NAMES.index("cosine")] += np.linspace(0.2, 0.0, len(rows))  # the first ones lead
     rows[:, NAMES.index("whole_gap")] = -0.5  # what the passages say would weigh most, were they read
-    leaders = ranker.leaders(unread(rows, np.zeros(len(rows), dtype=bool)))
+    leaders = ranker.leaders(rows)
     reading = {NAMES[i] for i in READING_COLUMNS}
     named = [bool(reading & {name for name, _, _ in factors}) for factors in ranker.factors(rows)]
     assert named == list(leaders) and sum(named) == LEADERS

@@ -143,15 +143,17 @@ class Ranker:
     sharpness: float
 
     def leaders(self, rows: Rows) -> npt.NDArray[np.bool_]:
-        """Which candidates to read, from rows of `features` computed without any reading."""
+        """Which candidates to read, from rows of `features` (whatever was read for them: the first look sees none
+        of it)."""
         chosen = np.zeros(len(rows), dtype=bool)
-        chosen[np.argsort(-self.first.logits(rows), kind="stable")[:LEADERS]] = True
+        seen = unread(rows, np.zeros(len(rows), dtype=bool))
+        chosen[np.argsort(-self.first.logits(seen), kind="stable")[:LEADERS]] = True
         return chosen
 
     def as_read(self, rows: Rows) -> Rows:
         """Rows of a shortlist computed with every candidate's readings (as the ranker's fit collects them), as the
         judge computes them: with the leaders' readings alone."""
-        return unread(rows, self.leaders(unread(rows, np.zeros(len(rows), dtype=bool))))
+        return unread(rows, self.leaders(rows))
 
     def relevance(self, rows: Rows) -> Rows:
         """Each candidate's relevance, from its row of `features` within its shortlist."""
@@ -167,7 +169,7 @@ class Ranker:
         value, its effect on the log-odds)`, largest effect first; what a candidate's readings say is named only for
         the leaders, the candidates whose readings were read."""
         effects = self.candidate.contributions(rows)
-        effects[np.ix_(~self.leaders(unread(rows, np.zeros(len(rows), dtype=bool))), READING_COLUMNS)] = 0.0
+        effects[np.ix_(~self.leaders(rows), READING_COLUMNS)] = 0.0
         order = np.argsort(-np.abs(effects), axis=1)[:, :top]
         return [tuple((NAMES[j], float(rows[i, j]), float(effects[i, j])) for j in order[i]) for i in range(len(rows))]
 
