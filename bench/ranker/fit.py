@@ -169,17 +169,28 @@ def question_data(model: Logistic, development: Questions, crossed: Questions, p
     return Data(np.array(x), np.array(y), np.array(w))
 
 
-def fit_ranker(
+@dataclass(frozen=True)
+class Looked:
+    """The candidate side of one fit: the first look, the rows as the judge then sees them (the leaders' readings
+    alone), and the candidate model fitted on those. It depends on the candidate penalty alone, so the grid fits it
+    once per fold and penalty, not once per setting."""
+
+    first: Logistic
+    candidate: Logistic
+    development: Questions
+    crossed: Questions
+
+
+def fit_candidates(
     development: Questions,
     crossed: Questions,
     projects: Sequence[str],
-    setting: tuple[float, float, float],
+    candidate_penalty: float,
     extra: Questions | None = None,
     extra_share: float = 1.0,
-) -> Ranker:
-    """The ranker fitted on `projects` of the development part; `extra` (the training corpus's questions) adds
-    candidate rows weighing `extra_share` of the development ones in all, for the candidate model only."""
-    candidate_penalty, question_penalty, sharpness = setting
+) -> Looked:
+    """The first look and the candidate model fitted on `projects`; `extra` (the training corpus's questions) adds
+    candidate rows weighing `extra_share` of the development ones in all."""
     word_evidence = [NAMES.index(name) for name in WORD_EVIDENCE]
     first = fit(candidate_data(development.unread(), development.of(projects)), candidate_penalty, word_evidence)
     development, crossed = development.read_by(first), crossed.read_by(first)
@@ -192,54 +203,91 @@ def fit_ranker(
             np.concatenate([data.y, more.y]),
             np.concatenate([data.w, more.w * extra_share]),
         )
-    candidate = fit(data, candidate_penalty, word_evidence)
-    question = fit(
-        question_data(candidate, development, crossed, projects),
+    return Looked(first, fit(data, candidate_penalty, word_evidence), development, crossed)
+
+
+def fit_question(looked: Looked, projects: Sequence[str], question_penalty: float) -> Logistic:
+    """The question model fitted on `projects`, over the candidate model's logits."""
+    return fit(
+        question_data(looked.candidate, looked.development, looked.crossed, projects),
         question_penalty,
         [QUESTION_NAMES.index(name) for name in QUESTION_WORD_EVIDENCE],
     )
-    return Ranker(first, candidate, question, sharpness)
 
 
-def scored(questions: Questions, ranker: Ranker, chosen: Sequence[int]) -> list[Scored]:
+def fit_ranker(
+    development: Questions,
+    crossed: Questions,
+    projects: Sequence[str],
+    setting: tuple[float, float, float],
+    extra: Questions | None = None,
+    extra_share: float = 1.0,
+) -> Ranker:
+    """The ranker fitted on `projects` of the development part at `setting` (candidate penalty, question penalty,
+    sharpness)."""
+    candidate_penalty, question_penalty, sharpness = setting
+    looked = fit_candidates(development, crossed, projects, candidate_penalty, extra, extra_share)
+    return Ranker(looked.first, looked.candidate, fit_question(looked, projects, question_penalty), sharpness)
+
+
+def scored(questions: Questions, ranker: Ranker, chosen: Sequence[int], *, read: bool = False) -> list[Scored]:
+    """The `chosen` questions' candidates scored by `ranker`; their rows are taken as the judge would compute them
+    (`Ranker.as_read`) unless they are already `read` by the ranker's first look."""
     found = []
     for q in chosen:
         g = questions.groups[q]
-        rows = ranker.as_read(questions.rows.features[g])
+        rows = questions.rows.features[g] if read else ranker.as_read(questions.rows.features[g])
         spans = [questions.rows.spans[i] for i in g]
         found.append(Scored(questions.rows.cases[q], spans, ranker.relevance(rows), rows))
     return found
 
 
-def figures_on(development: Questions, crossed: Questions, ranker: Ranker, held: Sequence[str]) -> dict[str, float]:
-    """The engine's cut on the held projects' questions, negatives pooled with the questions crossed into them."""
-    figures = replay(scored(development, ranker, development.of(held)), THRESHOLD)
+def figures_on(looked: Looked, ranker: Ranker, held: Sequence[str]) -> dict[str, float]:
+    """The engine's cut on the held projects' questions, negatives pooled with the questions crossed into them;
+    `ranker` shares `looked`'s first look."""
+    development, crossed = looked.development, looked.crossed
+    items = scored(development, ranker, development.of(held), read=True)
+    figures = replay(items, THRESHOLD)
     asked_elsewhere = crossed.of(held)
-    crossed_figures = replay(scored(crossed, ranker, asked_elsewhere), THRESHOLD)
-    written = sum(1 for q in development.of(held) if development.rows.cases[q].negative)
+    crossed_figures = replay(scored(crossed, ranker, asked_elsewhere, read=True), THRESHOLD)
+    written = sum(1 for i in items if i.case.negative)
     pooled = (figures["negatives_empty"] * written + crossed_figures["negatives_empty"] * len(asked_elsewhere)) / max(
         written + len(asked_elsewhere), 1
     )
     figures["crossed_empty"] = crossed_figures["negatives_empty"]
-    answerable = [i for i in scored(development, ranker, development.of(held)) if not i.case.negative]
-    figures["matches"] = float(np.median([(i.probabilities >= THRESHOLD).sum() for i in answerable]))
+    figures["matches"] = float(np.median([(i.probabilities >= THRESHOLD).sum() for i in items if not i.case.negative]))
     figures["criterion"] = figures["mrr"] + figures["recall"] / 2 + pooled - 2 * figures["positives_empty"]
     return figures
+
+
+Setting = tuple[float, float, float]
 
 
 def cross_validate(
     development: Questions,
     crossed: Questions,
-    setting: tuple[float, float, float],
+    settings: Sequence[Setting],
     extra: Questions | None = None,
     extra_share: float = 1.0,
-) -> dict[str, float]:
+) -> dict[Setting, dict[str, float]]:
+    """Each setting's figures, leave-one-project-out, averaged over the folds. Within a fold the candidate side is
+    fitted once per candidate penalty and the question model once per pair of penalties: the sharpness only
+    reshapes the scores."""
     projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
-    folds = []
+    folds: dict[Setting, list[dict[str, float]]] = {setting: [] for setting in settings}
     for held in projects:
-        ranker = fit_ranker(development, crossed, [p for p in projects if p != held], setting, extra, extra_share)
-        folds.append(figures_on(development, crossed, ranker, [held]))
-    return {k: float(np.mean([f[k] for f in folds])) for k in folds[0]}
+        rest = [p for p in projects if p != held]
+        for candidate_penalty in dict.fromkeys(s[0] for s in settings):
+            looked = fit_candidates(development, crossed, rest, candidate_penalty, extra, extra_share)
+            for question_penalty in dict.fromkeys(s[1] for s in settings if s[0] == candidate_penalty):
+                question = fit_question(looked, rest, question_penalty)
+                for setting in settings:
+                    if setting[:2] == (candidate_penalty, question_penalty):
+                        ranker = Ranker(looked.first, looked.candidate, question, setting[2])
+                        folds[setting].append(figures_on(looked, ranker, [held]))
+    return {
+        setting: {k: float(np.mean([f[k] for f in figures])) for k in figures[0]} for setting, figures in folds.items()
+    }
 
 
 def main() -> None:
@@ -252,10 +300,10 @@ def main() -> None:
     extra = Questions(Rows.load(rows_path("train", args.tag))) if args.with_train else None
     development = Questions(Rows.load(rows_path("development", args.tag)))
     crossed = Questions(Rows.load(rows_path("crossed", args.tag)))
-    results = {}
-    for setting in itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, SHARPNESS):
-        results[setting] = cross_validate(development, crossed, setting, extra, args.train_share)
-        print(f"{setting}: " + "  ".join(f"{k} {v:.3f}" for k, v in results[setting].items()))
+    grid = list(itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, SHARPNESS))
+    results = cross_validate(development, crossed, grid, extra, args.train_share)
+    for setting, figures in results.items():
+        print(f"{setting}: " + "  ".join(f"{k} {v:.3f}" for k, v in figures.items()))
     paged = {k: v for k, v in results.items() if v["matches"] <= PAGE}
     setting, best = max(paged.items(), key=lambda item: item[1]["criterion"])
     print(f"chosen: candidate penalty {setting[0]}, question penalty {setting[1]}, sharpness {setting[2]}")

@@ -1,5 +1,6 @@
-"""The ranker's fit keeps the signs it is told to (word evidence never counts against a candidate), and its second
-check, the summaries, holds only packages the shipped model never trained on."""
+"""The ranker's fit keeps the signs it is told to (word evidence never counts against a candidate), its grid gives
+each setting what fitting it alone gives, and its second check, the summaries, holds only packages the shipped
+model never trained on."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import json
 
 import numpy as np
 
+from bench.quality import metrics
 from bench.ranker import collect
-from bench.ranker.fit import Data, fit
+from bench.ranker.collect import Rows
+from bench.ranker.fit import Data, Questions, cross_validate, fit, fit_candidates, fit_ranker, scored
 from bench.train import biencoder
+from smartsearch_ls.judge.local.features import NAMES
 
 
 def data(seed: int = 0) -> Data:
@@ -47,3 +51,38 @@ def test_the_summaries_check_holds_only_the_bi_encoder_s_validation_packages(tmp
     cases = collect.summaries()
     assert validation and {case.corpus for case in cases} == validation
     assert len(cases) == sum(1 for row in rows if row["corpus"] in validation)
+
+
+def questions(seed: int, projects: tuple[str, ...], *, asked_of_others: bool = False) -> Questions:
+    """Shortlists of 40 candidates: in an answerable question one of them is the answer, and its features lean
+    that way; a question of the last kind per project has no answer (or, `asked_of_others`, none has)."""
+    rng = np.random.default_rng(seed)
+    features, labels, question, spans, cases = [], [], [], [], []
+    for project in projects:
+        for q in range(10):
+            answerable = not asked_of_others and q < 8
+            gold = ((f"{project}/a{q}.py", 1, 9),) if answerable else ()
+            cases.append(metrics.QueryCase(project, f"question {q} of {project}", gold))
+            for c in range(40):
+                relevant = answerable and c == 0
+                features.append(rng.normal(0, 1, len(NAMES)) + (0.8 if relevant else 0.0))
+                labels.append(int(relevant))
+                question.append(len(cases) - 1)
+                spans.append(gold[0] if relevant else (f"{project}/b{q}.py", 10 * c + 1, 10 * c + 9))
+    rows = Rows(np.array(features), np.array(labels, np.int8), np.array(question, np.int32), spans, cases)
+    return Questions(rows)
+
+
+def test_the_grid_gives_each_setting_what_it_gives_alone_and_the_judge_s_rows():
+    projects = ("alpha", "beta", "gamma")
+    development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
+    grid = [(0.1, 1.0, 0.1), (0.1, 10.0, 0.1), (0.1, 10.0, 0.35), (1.0, 10.0, 0.1)]
+    together = cross_validate(development, crossed, grid)
+    for setting in grid:
+        assert together[setting] == cross_validate(development, crossed, [setting])[setting]
+    looked = fit_candidates(development, crossed, projects[1:], 0.1)
+    ranker = fit_ranker(development, crossed, projects[1:], (0.1, 10.0, 0.1))
+    chosen = development.of(projects[:1])
+    as_judged = scored(development, ranker, chosen)
+    as_read = scored(looked.development, ranker, chosen, read=True)
+    assert all(np.array_equal(a.probabilities, b.probabilities) for a, b in zip(as_judged, as_read, strict=True))
