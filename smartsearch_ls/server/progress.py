@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
     from pygls.progress import Progress as WorkDoneProgress
 
 log = logging.getLogger(__name__)
+
+REPORT_INTERVAL = 0.1
+"""Counted reports (`judged 5 of 128`) closer together than this are not sent, except the count's last: a judge
+that answers in-process finishes a snippet in about a millisecond, a notification per snippet was a large share of
+a warm search's time (bench/README.md), and no editor redraws its progress that often."""
 
 
 class ProgressServer(Protocol):
@@ -39,6 +45,7 @@ class Progress:
         self._token = token
         self._begun = False
         self._ended = False
+        self._reported: float | None = None  # monotonic time of the last report sent
 
     @classmethod
     async def create(cls, server: ProgressServer, token: types.ProgressToken | None = None) -> Progress:
@@ -63,8 +70,14 @@ class Progress:
         )
 
     def report(self, message: str, done: int | None = None, total: int | None = None) -> None:
+        """Send a report; one with a count is skipped when the last was sent under `REPORT_INTERVAL` ago, unless
+        the count is complete (`done == total`)."""
         if self._token is None or not self._begun or self._ended:
             return
+        now = time.monotonic()
+        if done is not None and done != total and self._reported is not None and now - self._reported < REPORT_INTERVAL:
+            return
+        self._reported = now
         percentage = int(100 * done / total) if done is not None and total else None
         self._server.work_done_progress.report(
             self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
