@@ -75,23 +75,12 @@ _SYNONYM_GROUPS = (
 )
 
 
-_PLURALS = (("ies", "y"), ("sses", "ss"), ("xes", "x"), ("ches", "ch"), ("shes", "sh"), ("s", ""))
-_ENDINGS = (("ing", ""), ("ed", ""), ("er", ""))
-
-
 def _stem(word: str) -> str:
-    """A deliberately small suffix stripper: enough to join inflections, too small to join unrelated words.
-
-    A plural goes first, so a word and its plural always meet (`headers` and `header`, `names` and `name`); then
-    one verb or agent ending; then a last `e` or `y` of a longer word (`parse`, `expiry`)."""
+    """A deliberately small suffix stripper: enough to join inflections, too small to join unrelated words."""
     if len(word) <= 3:
         return word
-    for suffix, keep in _PLURALS:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith(("ss", "us", "is")):
-            word = word[: len(word) - len(suffix)] + keep
-            break
-    for suffix, keep in _ENDINGS:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("er", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss" if suffix == "s" else "~"):
             word = word[: len(word) - len(suffix)] + keep
             break
     return word[:-1] if len(word) > 4 and word[-1] in "ey" else word
