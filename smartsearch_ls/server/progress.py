@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -23,9 +22,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 REPORT_INTERVAL = 0.1
-"""Counted reports (`judged 5 of 128`) closer together than this are not sent, except the count's last: a judge
-that answers in-process finishes a snippet in about a millisecond, a notification per snippet was a large share of
-a warm search's time (bench/README.md), and no editor redraws its progress that often."""
+"""Counted reports (`judged 5 of 128`) go at most this often; one that comes sooner waits, replaced by any later
+one, and the count's last goes at once. A judge without network (Pydantic AI's `test` model, a local server)
+finishes a snippet in about a millisecond, a notification per snippet was a large share of such a search's time
+(bench/README.md), and no editor redraws its progress that often."""
 
 
 class ProgressServer(Protocol):
@@ -45,7 +45,9 @@ class Progress:
         self._token = token
         self._begun = False
         self._ended = False
-        self._reported: float | None = None  # monotonic time of the last report sent
+        self._reported: float | None = None  # the event loop's time of the last report sent
+        self._waiting: tuple[str, int | None, int | None] | None = None  # the latest report held back
+        self._timer: asyncio.TimerHandle | None = None
 
     @classmethod
     async def create(cls, server: ProgressServer, token: types.ProgressToken | None = None) -> Progress:
@@ -70,20 +72,41 @@ class Progress:
         )
 
     def report(self, message: str, done: int | None = None, total: int | None = None) -> None:
-        """Send a report; one with a count is skipped when the last was sent under `REPORT_INTERVAL` ago, unless
-        the count is complete (`done == total`)."""
+        """Send a report (on the event loop's thread). One with an incomplete count that comes under
+        `REPORT_INTERVAL` after the last one sent waits until that interval is over, replaced by any later one."""
         if self._token is None or not self._begun or self._ended:
             return
-        now = time.monotonic()
-        if done is not None and done != total and self._reported is not None and now - self._reported < REPORT_INTERVAL:
-            return
-        self._reported = now
+        loop = asyncio.get_running_loop()
+        if done is not None and done != total and self._reported is not None:
+            wait = self._reported + REPORT_INTERVAL - loop.time()
+            if wait > 0:
+                self._waiting = (message, done, total)
+                if self._timer is None:
+                    self._timer = loop.call_later(wait, self._send_waiting)
+                return
+        self._send(message, done, total)
+
+    def _send_waiting(self) -> None:
+        self._timer = None
+        if self._waiting is not None and not self._ended:
+            self._send(*self._waiting)
+
+    def _send(self, message: str, done: int | None, total: int | None) -> None:
+        self._drop_waiting()
+        self._reported = asyncio.get_running_loop().time()
         percentage = int(100 * done / total) if done is not None and total else None
         self._server.work_done_progress.report(
             self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
         )
 
+    def _drop_waiting(self) -> None:
+        self._waiting = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
     def end(self, message: str) -> None:
+        self._drop_waiting()  # the end says where the work ended
         if self._token is None or not self._begun or self._ended:
             self._ended = True
             return

@@ -1,15 +1,17 @@
-"""Counted progress reports are thinned to one per `REPORT_INTERVAL`: a judge answering in-process must not send a
-notification per snippet, while the first report, every report of a slow judge and the count's last still go."""
+"""Counted progress reports are thinned to one per `REPORT_INTERVAL`: a judge answering in a millisecond must not
+send a notification per snippet, while the first report, the count's last, reports without a count, and (after
+the interval) the latest report held back still reach the editor."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 import pytest
 from lsprotocol import types
 
 from smartsearch_ls.server import progress
-from smartsearch_ls.server.progress import REPORT_INTERVAL, Progress
+from smartsearch_ls.server.progress import Progress
 
 
 @dataclass
@@ -36,41 +38,52 @@ class Server:
         return True
 
 
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    now = [0.0]
-    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
-    return now
-
-
-def test_a_fast_count_sends_its_first_and_last_report(clock: list[float]) -> None:
-    server = Server()
+def begun(server: Server) -> Progress:
     reporter = Progress(server, "tok")
     reporter.begin("SmartSearch", "shortlisting snippets")
-    for done in range(129):
-        clock[0] = done / 1000  # a snippet judged every millisecond
+    return reporter
+
+
+async def test_a_fast_count_sends_its_first_and_last_report_and_nothing_after_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(progress, "REPORT_INTERVAL", 0.05)
+    server = Server()
+    reporter = begun(server)
+    for done in range(129):  # in one go: far inside the interval
         reporter.report(f"judged {done} of 128", done, 128)
     reporter.end("done")
+    await asyncio.sleep(0.1)
     assert server.work_done_progress.sent == [
         "begin shortlisting snippets",
         "report judged 0 of 128",
-        "report judged 100 of 128",
         "report judged 128 of 128",
         "end done",
     ]
 
 
-def test_a_slow_count_and_reports_without_a_count_are_all_sent(clock: list[float]) -> None:
+async def test_the_latest_report_held_back_goes_when_the_interval_is_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(progress, "REPORT_INTERVAL", 0.05)
     server = Server()
-    reporter = Progress(server, "tok")
-    reporter.begin("SmartSearch", "shortlisting snippets")
-    for done in range(4):
+    reporter = begun(server)
+    for done in range(9):  # a burst of answers from a remote judge, then a pause
+        reporter.report(f"judged {done} of 128", done, 128)
+    assert server.work_done_progress.sent[-1] == "report judged 0 of 128"
+    await asyncio.sleep(0.1)
+    assert server.work_done_progress.sent[1:] == ["report judged 0 of 128", "report judged 8 of 128"]
+
+
+async def test_a_slow_count_and_reports_without_a_count_are_all_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(progress, "REPORT_INTERVAL", 0.05)
+    server = Server()
+    reporter = begun(server)
+    for done in range(3):
         reporter.report(f"judged {done} of 3", done, 3)
-        clock[0] += REPORT_INTERVAL
+        await asyncio.sleep(0.06)
     reporter.report("embedding candidates")
     reporter.report("reading results")
     assert server.work_done_progress.sent[1:] == [
-        *(f"report judged {done} of 3" for done in range(4)),
+        *(f"report judged {done} of 3" for done in range(3)),
         "report embedding candidates",
         "report reading results",
     ]
