@@ -67,7 +67,8 @@ THREADS = 2
 """The machine is shared: at most two torch threads."""
 TOP_K = 10
 
-DATA_VERSION = 1
+DATA_VERSION = 2
+"""2: each query keeps its function's name (`asking.asked` drops its words in a share of the steps)."""
 
 
 # --- pure helpers (no torch, no product import): tested in bench/tests/test_train_biencoder.py ----------------
@@ -294,6 +295,7 @@ def prepare(out: Path, seed: int) -> dict[str, Any]:
                     "package": name,
                     "language": row["language"],
                     "query": row["query"],
+                    "symbol": row.get("symbol"),
                     "gold": gold,
                     "hard": hard_negatives(order, gold, ranked.spans, ranked.texts, HARD_POOL),
                     "split": "validation" if name in held_out else "train",
@@ -471,6 +473,8 @@ def training_arguments(parser: argparse.ArgumentParser, *, epochs: int, batch: i
 def train(args: argparse.Namespace) -> int:
     import torch
 
+    from bench.train.asking import asked  # the product's term splitting: importable once `use_project_modules` ran
+
     torch.set_num_threads(THREADS)
     torch.set_num_interop_threads(1)
     out: Path = args.out
@@ -546,7 +550,17 @@ def train(args: argparse.Namespace) -> int:
         while step < steps_per_epoch:
             started = time.monotonic()
             chosen = [train_queries[i] for i in order[step * args.batch : (step + 1) * args.batch]]
-            texts = [q["query"] for q in chosen]
+            texts = [
+                asked(
+                    q["query"],
+                    q["symbol"],
+                    share=args.name_dropout,
+                    seed=args.seed,
+                    epoch=epoch,
+                    key=offsets[q["package"]] + q["gold"],
+                )
+                for q in chosen
+            ]
             columns: list[str] = []
             keys: list[int] = []
             gold_keys: list[int] = []
@@ -622,6 +636,7 @@ def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
         "query_tokens": QUERY_TOKENS,
         "snippet_tokens": SNIPPET_TOKENS,
         "frozen": "word_embeddings",
+        "name_dropout": args.name_dropout,
     }
 
 
@@ -629,6 +644,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.train.biencoder", description=__doc__.split("\n")[0])
     training_arguments(parser, epochs=EPOCHS, batch=BATCH, lr=LEARNING_RATE)
     parser.add_argument("--resume", action="store_true", help="continue from DIR/checkpoint.pt")
+    parser.add_argument(
+        "--name-dropout",
+        type=float,
+        default=0.0,
+        help="share of the steps that ask a query without its function's name's words (`bench.train.asking`)",
+    )
     parser.add_argument("--patience", type=int, default=1, help="epochs without a validation gain before stopping")
     parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
     parser.add_argument("--max-minutes", type=float, default=0.0, help="pause (checkpoint, exit 3) after this long")
