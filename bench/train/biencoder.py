@@ -8,8 +8,10 @@ dependency of the product; see the report in `DIR/log.jsonl`). Steps, each writt
    (`snippet_text(path, symbol, code)`); the gold snippet of each query (the exact span `queries.jsonl` gives);
    and up to `HARD_POOL` hard negatives per query: the best BM25 snippets of the same package (the project's own
    baseline, `bench.quality.baselines.Bm25Baseline`) that do not overlap the gold and do not have its text.
-   About `VALIDATION_FRACTION` of the packages (whole packages, one per language at most) are held out.
+   About `VALIDATION_FRACTION` of the packages (whole packages, one per language at most) are held out. Each
+   query also keeps its wording without the words of its function's name (`bench.train.asking`).
 2. **Training**: in-batch negatives plus `HARD_NEGATIVES` hard negative per query (InfoNCE at `TEMPERATURE`),
+   a seeded `--name-dropout` share of each epoch's queries asked without their function's name (default none),
    queries cut at `QUERY_TOKENS` and snippets at `SNIPPET_TOKENS`, mean pooling under the attention mask and
    L2 normalization as `smartsearch_ls.embedding.encoder` pools. The schedule is fixed by the arguments
    (epochs, batch, seed), so a run stopped and resumed (`--resume`) ends with the weights an unbroken run ends
@@ -67,8 +69,8 @@ THREADS = 2
 """The machine is shared: at most two torch threads."""
 TOP_K = 10
 
-DATA_VERSION = 2
-"""2: each query keeps its function's name (`asking.asked` drops its words in a share of the steps)."""
+DATA_VERSION = 3
+"""3: each query keeps its wording without its function's name's words (`asking.without_name`), or None."""
 
 
 # --- pure helpers (no torch, no product import): tested in bench/tests/test_train_biencoder.py ----------------
@@ -279,7 +281,10 @@ def rank_package(name: str, rows: Sequence[dict[str, Any]], depth: int) -> Ranke
 
 
 def prepare(out: Path, seed: int) -> dict[str, Any]:
-    """Build (or reuse) `out/data.json`: packages, their snippets, queries with gold and hard negatives."""
+    """Build (or reuse) `out/data.json`: packages, their snippets, queries with gold, hard negatives and their
+    wording without the function's name."""
+    from bench.train.asking import without_name  # the product's term splitting: once `use_project_modules` ran
+
     path = out / "data.json"
     if (data := reusable_data(path, seed, DATA_VERSION)) is not None:
         return data
@@ -290,12 +295,13 @@ def prepare(out: Path, seed: int) -> dict[str, Any]:
     for name in sorted(by_package):
         ranked = rank_package(name, by_package[name], depth=50)
         for row, gold, order in ranked.found:
+            nameless = without_name(row["query"], row.get("symbol"))
             queries.append(
                 {
                     "package": name,
                     "language": row["language"],
                     "query": row["query"],
-                    "symbol": row.get("symbol"),
+                    "nameless": nameless if nameless != row["query"] else None,
                     "gold": gold,
                     "hard": hard_negatives(order, gold, ranked.spans, ranked.texts, HARD_POOL),
                     "split": "validation" if name in held_out else "train",
@@ -473,7 +479,7 @@ def training_arguments(parser: argparse.ArgumentParser, *, epochs: int, batch: i
 def train(args: argparse.Namespace) -> int:
     import torch
 
-    from bench.train.asking import asked  # the product's term splitting: importable once `use_project_modules` ran
+    from bench.train.asking import asked
 
     torch.set_num_threads(THREADS)
     torch.set_num_interop_threads(1)
@@ -553,7 +559,7 @@ def train(args: argparse.Namespace) -> int:
             texts = [
                 asked(
                     q["query"],
-                    q["symbol"],
+                    q["nameless"],
                     share=args.name_dropout,
                     seed=args.seed,
                     epoch=epoch,
@@ -636,7 +642,7 @@ def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
         "query_tokens": QUERY_TOKENS,
         "snippet_tokens": SNIPPET_TOKENS,
         "frozen": "word_embeddings",
-        "name_dropout": args.name_dropout,
+        **({"name_dropout": args.name_dropout} if args.name_dropout else {}),  # older runs resume as they were
     }
 
 
@@ -648,12 +654,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--name-dropout",
         type=float,
         default=0.0,
-        help="share of the steps that ask a query without its function's name's words (`bench.train.asking`)",
+        help="share of (epoch, query) pairs asked without the words of the function's name (`bench.train.asking`)",
     )
     parser.add_argument("--patience", type=int, default=1, help="epochs without a validation gain before stopping")
     parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
     parser.add_argument("--max-minutes", type=float, default=0.0, help="pause (checkpoint, exit 3) after this long")
     args = parser.parse_args(argv)
+    if not 0 <= args.name_dropout <= 1:
+        parser.error("--name-dropout is a share: between 0 and 1")
     use_project_modules()
     return train(args)
 
