@@ -57,6 +57,10 @@ PAGE = 10
 """The default `limit`: an answer should not hold many more matches above the threshold than it shows."""
 
 
+Setting = tuple[float, float, float]
+"""Candidate penalty, question penalty, sharpness."""
+
+
 @dataclass(frozen=True)
 class Data:
     x: npt.NDArray[np.float64]
@@ -219,7 +223,7 @@ def fit_ranker(
     development: Questions,
     crossed: Questions,
     projects: Sequence[str],
-    setting: tuple[float, float, float],
+    setting: Setting,
     extra: Questions | None = None,
     extra_share: float = 1.0,
 ) -> Ranker:
@@ -258,9 +262,6 @@ def figures_on(looked: Looked, ranker: Ranker, held: Sequence[str]) -> dict[str,
     figures["matches"] = float(np.median([(i.probabilities >= THRESHOLD).sum() for i in items if not i.case.negative]))
     figures["criterion"] = figures["mrr"] + figures["recall"] / 2 + pooled - 2 * figures["positives_empty"]
     return figures
-
-
-Setting = tuple[float, float, float]
 
 
 def cross_validate(
