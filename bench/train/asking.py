@@ -16,12 +16,14 @@ from __future__ import annotations
 import random
 import re
 
-from smartsearch_ls.index.terms import QUERY_STOP_WORDS, identifier_terms
+from smartsearch_ls.index.terms import identifier_terms
+from smartsearch_ls.judge.local.features import query_terms
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 MIN_LEFT = 3
-"""Content words a query must keep to be asked without the name's: fewer, and it no longer describes anything."""
+"""Terms (`query_terms`: stop words out) a query must keep to be asked without the name's: fewer, and it no longer
+describes anything."""
 
 
 def name_terms(symbol: str | None) -> frozenset[str]:
@@ -35,7 +37,7 @@ def name_terms(symbol: str | None) -> frozenset[str]:
 
 def without_name(query: str, symbol: str | None) -> str:
     """`query` with every word that is a word of `symbol`'s own name removed; the query unchanged when that
-    would leave fewer than `MIN_LEFT` content words, or remove nothing."""
+    would leave fewer than `MIN_LEFT` terms, or remove nothing."""
     names = name_terms(symbol)
     if not names:
         return query
@@ -47,10 +49,10 @@ def without_name(query: str, symbol: str | None) -> str:
             dropped = True
             continue
         kept.append(token)
-    content = [w for token in kept for w in _WORD.findall(token) if w.lower() not in QUERY_STOP_WORDS]
-    if not dropped or len(content) < MIN_LEFT:
+    left = " ".join(kept)
+    if not dropped or len(query_terms(left)) < MIN_LEFT:
         return query
-    return " ".join(kept)
+    return left
 
 
 def asked(query: str, nameless: str | None, *, share: float, seed: int, epoch: int, key: int) -> str:

@@ -88,7 +88,7 @@ class Progress:
 
     def _send_waiting(self) -> None:
         self._timer = None
-        if self._waiting is not None and not self._ended:
+        if self._waiting is not None:
             self._send(*self._waiting)
 
     def _send(self, message: str, done: int | None, total: int | None) -> None:
