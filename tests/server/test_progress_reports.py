@@ -61,24 +61,26 @@ async def test_a_fast_count_sends_its_first_and_last_report(
     ]
 
 
-async def test_the_latest_report_held_back_goes_when_the_interval_is_over(monkeypatch: pytest.MonkeyPatch) -> None:
+def burst(monkeypatch: pytest.MonkeyPatch, server: Server) -> Progress:
+    """Nine answers of a remote judge at once, well inside a 0.2 s interval: only the first is sent at once."""
     monkeypatch.setattr(progress, "REPORT_INTERVAL", 0.2)
-    server = Server()
     reporter = begun(server)
-    for done in range(9):  # a burst of answers from a remote judge, then a pause
+    for done in range(9):
         reporter.report(f"judged {done} of 128", done, 128)
     assert server.work_done_progress.sent[-1] == "report judged 0 of 128"
+    return reporter
+
+
+async def test_the_latest_report_held_back_goes_when_the_interval_is_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    server = Server()
+    burst(monkeypatch, server)
     await asyncio.sleep(0.3)
     assert server.work_done_progress.sent[1:] == ["report judged 0 of 128", "report judged 8 of 128"]
 
 
 async def test_nothing_held_back_goes_after_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(progress, "REPORT_INTERVAL", 0.2)
     server = Server()
-    reporter = begun(server)
-    for done in range(9):
-        reporter.report(f"judged {done} of 128", done, 128)
-    reporter.end("cancelled")
+    burst(monkeypatch, server).end("cancelled")
     await asyncio.sleep(0.3)  # the held-back "judged 8" would have gone by now
     assert server.work_done_progress.sent[1:] == ["report judged 0 of 128", "end cancelled"]
 
