@@ -44,25 +44,30 @@ import numpy.typing as npt
 
 from smartsearch_ls.chunking.snippet import Snippet, snippet_text
 from smartsearch_ls.discovery.documentation import is_documentation
+from smartsearch_ls.embedding import weights
 from smartsearch_ls.embedding.cache import NOTHING
 from smartsearch_ls.embedding.encoder import BATCH_SIZE, DIMENSIONS, MAX_TOKENS
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.embedding.readings import READINGS, ReadingKind
-from smartsearch_ls.embedding.weights import MODEL_SHA256, LocalModelUnavailable
+from smartsearch_ls.embedding.weights import LocalModelUnavailable
 from smartsearch_ls.index import store
 from smartsearch_ls.index.root_index import RootIndex
 
 log = logging.getLogger(__name__)
 
-VECTORS = f"{MODEL_SHA256}/{MAX_TOKENS}/{BATCH_SIZE}"
-"""What persisted vectors are valid for: these weights, texts cut at this many tokens, run this many at a time
-(a batch's company moves a vector)."""
+
+def vectors_valid_for() -> str:
+    """What persisted vectors are valid for: these weights, texts cut at this many tokens, run this many at a time
+    (a batch's company moves a vector). Read when used, not at import, so that a bench measuring a candidate model
+    (`bench.ranker.collect --model`) labels its vectors with that model's hash."""
+    return f"{weights.MODEL_SHA256}/{MAX_TOKENS}/{BATCH_SIZE}"
+
 
 VECTORS_FORMAT = 7
 """The format of the persisted vectors (`store`'s header). The file holds keys, a matrix and lists of keys, none of
 the index's classes, so it keeps its own number: a change to how the index is persisted (`store.FORMAT`) leaves
 a root's vectors valid, which a large root would otherwise re-embed for many CPU-minutes. Bump it when this file's
-payload changes shape; what its vectors are valid for is `VECTORS`."""
+payload changes shape; what its vectors are valid for is `vectors_valid_for()`."""
 
 NO_ROW, RETIRED, NO_READING = -1, -2, -3
 """Row values of a doc without a vector: one still waiting, one retired (so `pending` need not look), and (a
@@ -303,7 +308,11 @@ class DenseIndex:
         if self.index.cache_dir is None:
             return False
         payload = store.load(dense_path(self.index.cache_dir, self.index.root), version=VECTORS_FORMAT)
-        if payload is None or payload.get("root") != str(self.index.root) or payload.get("vectors") != VECTORS:
+        if (
+            payload is None
+            or payload.get("root") != str(self.index.root)
+            or payload.get("vectors") != vectors_valid_for()
+        ):
             return False
         keys, matrix = payload["keys"], payload["matrix"]
         if not isinstance(matrix, np.ndarray) or matrix.shape != (len(keys), DIMENSIONS):
@@ -337,7 +346,13 @@ class DenseIndex:
             matrix = self._rows[[self._row_of[key] for key in keys]].astype(np.float16)
             nothing = {reading.kind.persisted_as: sorted(reading.nothing) for reading in self._readings}
             self._unpersisted = False
-        payload = {"root": str(self.index.root), "vectors": VECTORS, "keys": keys, "matrix": matrix, **nothing}
+        payload = {
+            "root": str(self.index.root),
+            "vectors": vectors_valid_for(),
+            "keys": keys,
+            "matrix": matrix,
+            **nothing,
+        }
         saved = store.save(dense_path(self.index.cache_dir, self.index.root), payload, version=VECTORS_FORMAT)
         if not saved:
             with self._lock:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from smartsearch_ls.chunking.snippet import Snippet, content_key, snippet_text
+from smartsearch_ls.embedding import weights
 from smartsearch_ls.embedding.cache import EmbeddingCache, commentary_key, passage_key
 from smartsearch_ls.embedding.encoder import Embedder
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
@@ -94,6 +95,29 @@ def test_vectors_survive_a_restart(tmp_path: Path, embedder: CountingEmbedder) -
     assert warm.embed_pending(100) == 0
     assert again.texts == []
     np.testing.assert_allclose(warm.cosines(query, docs), before, atol=2e-3)  # stored as float16
+
+
+def test_vectors_of_other_weights_are_not_adopted(
+    tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bench measuring a candidate model names it in `weights.MODEL_SHA256` after the engine is imported
+    (`bench.ranker.collect --model`): the vectors it persists must say so, and the other weights' must wait."""
+    index = built(tmp_path)
+    dense = dense_of(index, embedder)
+    dense.embed_pending(100)
+    assert index.persist() and dense.persist()
+
+    monkeypatch.setattr(weights, "MODEL_SHA256", "0" * 64)
+    restarted = RootIndex(index.root, cache_dir=index.cache_dir)
+    assert restarted.load_persisted()
+    restarted.refresh()
+    candidate = dense_of(restarted, CountingEmbedder())
+    assert candidate.progress() == (0, index.snippet_count)
+    candidate.embed_pending(100)
+    assert candidate.persist()
+    assert store.load(dense_path(index.cache_dir, index.root), version=dense_module.VECTORS_FORMAT)[
+        "vectors"
+    ].startswith("0" * 64)
 
 
 def test_a_restart_keys_every_snippet_without_unpacking_its_text(
