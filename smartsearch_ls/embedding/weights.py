@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-MODEL_SHA256 = "088082f0115cf54951a6526804046495bffb619038166c178023940fb6356861"
+MODEL_SHA256 = "ea12facac6f1dbad1da35b471e98d462e57ba6032858c5a5c338f4037b76edba"
 """sha256 of `assets/model.onnx`, the fused int8 file `python -m bench.train.export` makes of the fine-tuned model."""
 
 MODEL_ENV = "SMARTSEARCH_LOCAL_MODEL"
