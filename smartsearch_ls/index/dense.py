@@ -58,8 +58,8 @@ log = logging.getLogger(__name__)
 
 def vectors_valid_for() -> str:
     """What persisted vectors are valid for: these weights, texts cut at this many tokens, run this many at a time
-    (a batch's company moves a vector). Read when used, not at import, so that a bench measuring a candidate model
-    (`bench.ranker.collect --model`) labels its vectors with that model's hash."""
+    (a batch's company moves a vector). The weights' hash is read when used, not at import, so that a bench
+    measuring a candidate model (`bench.ranker.collect --model`) labels its vectors with that model's hash."""
     return f"{weights.MODEL_SHA256}/{MAX_TOKENS}/{BATCH_SIZE}"
 
 

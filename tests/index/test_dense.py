@@ -101,23 +101,24 @@ def test_vectors_of_other_weights_are_not_adopted(
     tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A bench measuring a candidate model names it in `weights.MODEL_SHA256` after the engine is imported
-    (`bench.ranker.collect --model`): the vectors it persists must say so, and the other weights' must wait."""
+    (`bench.ranker.collect --model`): the vectors it persists must say so, and vectors made by other weights must
+    not be adopted: every snippet waits to be embedded again."""
     index = built(tmp_path)
     dense = dense_of(index, embedder)
     dense.embed_pending(100)
     assert index.persist() and dense.persist()
 
+    candidate_embedder = CountingEmbedder()  # before the hash changes: the real file no longer matches it after
     monkeypatch.setattr(weights, "MODEL_SHA256", "0" * 64)
     restarted = RootIndex(index.root, cache_dir=index.cache_dir)
     assert restarted.load_persisted()
     restarted.refresh()
-    candidate = dense_of(restarted, CountingEmbedder())
+    candidate = dense_of(restarted, candidate_embedder)
     assert candidate.progress() == (0, index.snippet_count)
-    candidate.embed_pending(100)
+    assert candidate.embed_pending(100) == index.snippet_count
     assert candidate.persist()
-    assert store.load(dense_path(index.cache_dir, index.root), version=dense_module.VECTORS_FORMAT)[
-        "vectors"
-    ].startswith("0" * 64)
+    persisted = store.load(dense_path(index.cache_dir, index.root), version=dense_module.VECTORS_FORMAT)
+    assert persisted["vectors"].startswith("0" * 64)
 
 
 def test_a_restart_keys_every_snippet_without_unpacking_its_text(
