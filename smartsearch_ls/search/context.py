@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from smartsearch_ls.chunking.snippet import Declaration
 from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.index.terms import query_weights, text_terms
+from smartsearch_ls.index.terms import distinct_terms, query_weights
 from smartsearch_ls.search.result import Match
 from smartsearch_ls.search.symbols.index import symbol_index
 
@@ -44,15 +44,15 @@ def declaration_context(context: Context | None) -> Callable[[RootIndex, Declara
 
 def match_terms(match: Match) -> set[str]:
     """Terms of a hit's path, symbol and excerpt: what a judged hit is scored on."""
-    return set(text_terms(match.path)) | set(text_terms(match.symbol or "")) | set(text_terms(match.excerpt))
+    return distinct_terms(match.path) | distinct_terms(match.symbol or "") | distinct_terms(match.excerpt)
 
 
 def declaration_terms(index: RootIndex, declaration: Declaration) -> set[str]:
     """Terms of a declaration's path, qualified name and the snippet that holds it (for context re-ranking)."""
-    terms = set(text_terms(declaration.path)) | set(text_terms(declaration.qualified_name))
+    terms = distinct_terms(declaration.path) | distinct_terms(declaration.qualified_name)
     symbols = symbol_index(index)
     for snippet in symbols.snippets_of(declaration.path):
         if snippet.start_line <= declaration.name_line <= snippet.end_line:
-            terms.update(text_terms(snippet.text))
+            terms.update(distinct_terms(snippet.text))
             break
     return terms

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from smartsearch_ls.index.shortlist import Scope, unreadable_warning
-from smartsearch_ls.index.terms import text_terms
+from smartsearch_ls.index.terms import distinct_terms
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import JudgeConfig, Judged
 from smartsearch_ls.search.behavior import behavior_search
@@ -136,7 +136,7 @@ def _path_search(request: SearchRequest, shape: Plan, context: Context | None, w
         )
         match = match_at(scope.index, path, first, first + 11, None, score)
         if match is not None:
-            ctx = context.score(set(text_terms(path)) | set(text_terms(match.excerpt))) if context else 0.0
+            ctx = context.score(distinct_terms(path) | distinct_terms(match.excerpt)) if context else 0.0
             scored.append((score + CONTEXT_WEIGHT * ctx, replace(match, source="path")))
     scored.sort(key=lambda item: -item[0])
     matches = [m for _, m in scored]

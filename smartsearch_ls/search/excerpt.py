@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from smartsearch_ls.chunking.snippet import Snippet, split_lines
 from smartsearch_ls.index.root_index import RootIndex
-from smartsearch_ls.index.terms import query_weights, text_terms
+from smartsearch_ls.index.terms import distinct_terms, query_weights
 from smartsearch_ls.search.result import Match
 from smartsearch_ls.search.symbols.imports import parse_imports
 
@@ -50,7 +50,7 @@ def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[
         wanted = {term: round(100 * weight) for term, weight in query_weights(query).items()}
         imports = _import_lines(snippet)
         hits = [
-            0 if first + i in imports else sum(wanted.get(term, 0) for term in text_terms(line))
+            0 if first + i in imports else sum(wanted.get(term, 0) for term in distinct_terms(line))
             for i, line in enumerate(lines)
         ]
         window = sum(hits[:EXCERPT_LINES])

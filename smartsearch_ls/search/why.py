@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from smartsearch_ls.chunking.snippet import Snippet, split_lines
-from smartsearch_ls.index.terms import QUERY_STOP_WORDS, identifier_terms, meta_terms, text_terms
+from smartsearch_ls.index.terms import QUERY_STOP_WORDS, distinct_terms, identifier_terms, meta_terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +55,11 @@ def why(
         if word.lower() not in QUERY_STOP_WORDS
     }
     terms = {term for found in words.values() for term in found}
-    named = text_terms(snippet.symbol).keys() if snippet.symbol else set()
+    named = distinct_terms(snippet.symbol) if snippet.symbol else set()
     in_path = meta_terms(snippet.path, None)
-    body = text_terms(snippet.text).keys()
+    body = distinct_terms(snippet.text)
     start, _, text = excerpt
-    lines = tuple(start + offset for offset, line in enumerate(split_lines(text)) if terms & text_terms(line).keys())
+    lines = tuple(start + offset for offset, line in enumerate(split_lines(text)) if terms & distinct_terms(line))
 
     def found_in(place: Collection[str]) -> tuple[str, ...]:
         return tuple(word for word, parts in words.items() if any(part in place for part in parts))

@@ -7,7 +7,7 @@ import sys
 import threading
 
 from smartsearch_ls.index.bm25 import Bm25Index, Postings
-from smartsearch_ls.index.terms import SYNONYM_WEIGHT, identifier_terms, query_weights, text_terms
+from smartsearch_ls.index.terms import SYNONYM_WEIGHT, distinct_terms, identifier_terms, query_weights, text_terms
 
 
 def test_identifiers_are_split_and_kept_whole() -> None:
@@ -26,6 +26,12 @@ def test_numbers_and_hex_literals_are_one_token_each() -> None:
     assert terms["404"] == 1 and terms["0x1f"] == 1  # not split into `0` and `x1F`
     assert {"retry2fa", "retr", "fa"} <= terms.keys()  # letters and digits still split inside a name (stemmed)
     assert query_weights("HTTP 404 handler")["404"] == 1.0  # queries are cut the same way
+
+
+def test_distinct_terms_are_the_terms_a_text_counts() -> None:
+    text = "def parseHTTPResponse(raw_body):\n    return parse(raw_body) or PARSE_ERROR  # parses 0x1F é"
+    assert distinct_terms(text) == set(text_terms(text))
+    assert distinct_terms("") == set()
 
 
 def test_query_words_outrank_their_synonyms() -> None:

@@ -35,7 +35,7 @@ import numpy.typing as npt
 from smartsearch_ls.chunking.snippet import is_module_header
 from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.discovery.file_kinds import asks_for_tests, is_test
-from smartsearch_ls.index.terms import QUERY_STOP_WORDS, identifier_terms, meta_terms, text_terms
+from smartsearch_ls.index.terms import QUERY_STOP_WORDS, distinct_terms, identifier_terms, meta_terms
 from smartsearch_ls.judge.contract import Evidence
 
 NAMES = (
@@ -154,8 +154,8 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
     for row, item in enumerate(shortlist):
         s = item.snippet
         text = s.text  # unpacked once: a snippet holds its text compressed
-        body = text_terms(text).keys()
-        named = text_terms(s.symbol).keys() if s.symbol else frozenset()
+        body = distinct_terms(text)
+        named = distinct_terms(s.symbol) if s.symbol else frozenset()
         path_terms = meta_terms(s.path, None)
         test = is_test(s.path)
         rows[row, _OWN_COLUMNS] = (

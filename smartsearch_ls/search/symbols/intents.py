@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from smartsearch_ls.chunking.snippet import split_lines
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.index.terms import text_terms
+from smartsearch_ls.index.terms import distinct_terms
 from smartsearch_ls.search.context import Context, declaration_context
 from smartsearch_ls.search.excerpt import EXCERPT_LINES, excerpt_at, match_at
 from smartsearch_ls.search.merge import overlaps
@@ -44,7 +44,7 @@ def reference_matches(
         per_file: dict[str, float] = {}
         for ref in references:
             key = f"{ref.index.root}/{ref.path}"
-            terms = set(text_terms(ref.path)) | set(text_terms(ref.snippet.text))
+            terms = distinct_terms(ref.path) | distinct_terms(ref.snippet.text)
             per_file[key] = max(per_file.get(key, 0.0), context.score(terms))
         order = {key: i for i, key in enumerate(dict.fromkeys(f"{r.index.root}/{r.path}" for r in references))}
         references = sorted(
@@ -93,7 +93,7 @@ def tests_for_name(request: SearchRequest, name: str, context: Context | None) -
         start = snippet.start_line if first.line - snippet.start_line < EXCERPT_LINES else first.line - 2
         end = min(snippet.end_line, start + EXCERPT_LINES - 1)
         lines = split_lines(snippet.text)[start - snippet.start_line : end - snippet.start_line + 1]
-        ctx = context.score(set(text_terms(snippet.text)) | set(text_terms(first.path))) if context else 0.0
+        ctx = context.score(distinct_terms(snippet.text) | distinct_terms(first.path)) if context else 0.0
         match = Match.of(
             first.index.root,
             first.path,
