@@ -144,18 +144,17 @@ def _idf(scopes: Sequence[Scope], query: str) -> dict[str, float]:
 
 
 def _collapse_overlaps(passing: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:
-    """The best snippet wins; lower-ranked snippets overlapping it collapse into it."""
+    """The best snippet wins; lower-ranked snippets overlapping it collapse into it. Each is compared with the kept
+    spans of its own file only: with every candidate passing, comparing it with all kept ones cost a search
+    thousands of comparisons."""
     kept: list[tuple[Candidate, float]] = []
+    spans: dict[tuple[int, str], list[tuple[int, int]]] = {}
     for candidate, score in passing:
         s = candidate.snippet
-        if not any(
-            k.snippet.path == s.path
-            and k.index is candidate.index
-            and k.snippet.start_line <= s.end_line
-            and s.start_line <= k.snippet.end_line
-            for k, _ in kept
-        ):
+        in_file = spans.setdefault((id(candidate.index), s.path), [])
+        if not any(start <= s.end_line and s.start_line <= end for start, end in in_file):
             kept.append((candidate, score))
+            in_file.append((s.start_line, s.end_line))
     return kept
 
 

@@ -141,3 +141,20 @@ async def test_a_module_header_that_describes_the_behavior_comes_after_the_code_
     result = await search(request, JudgeConfig(FunctionModel(answer), "function"), JudgmentCache())
     assert [(m.symbol, m.snippet_start_line) for m in result.matches] == [("run_batch", 6), (None, 1)]
     assert result.matches[1].relevance > result.matches[0].relevance
+
+
+async def test_overlapping_matches_collapse_into_the_best_within_their_own_file(tmp_path: Path) -> None:
+    # A file no outline covers is cut into overlapping line windows (1-60, 51-110, 101-120), and every window
+    # passes at threshold 0: each file shows only windows that do not overlap, and the same lines of another
+    # file are another match.
+    rules = "".join(f"rule {i}: reject the expired session\n" for i in range(120))
+    root = write_tree(tmp_path / "project", {"a/sessions.rules": rules, "b/sessions.rules": rules})
+    index = RootIndex(root)
+    index.refresh()
+    request = SearchRequest("reject expired session", [Scope(index)], threshold=0.0, limit=50)
+    result = await search(request, coverage_judge(), JudgmentCache())
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for match in result.matches:
+        spans.setdefault(match.path, []).append((match.snippet_start_line, match.snippet_end_line))
+    assert set(spans) == {"a/sessions.rules", "b/sessions.rules"}
+    assert sorted(spans["a/sessions.rules"]) == sorted(spans["b/sessions.rules"]) == [(1, 60), (101, 120)]
