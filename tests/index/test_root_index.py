@@ -92,6 +92,27 @@ def test_a_new_buffer_not_on_disk_is_searched_when_rg_would_list_it_once_saved(p
     assert all(c.snippet.path != "billing/refunds.py" for c in shortlist([Scope(index)], "issue refund", 5).candidates)
 
 
+def test_a_shortlist_sees_each_change_made_since_the_last_one(project: Path) -> None:
+    """A scope's snippets are listed once per generation of the index: every kind of change must be seen."""
+    index = fresh(project)
+    scope, query = Scope(index), "issue refund"
+    before = shortlist([scope], query, 5)
+    assert all(c.snippet.path != "billing/refunds.py" for c in before.candidates)
+    assert index.update_text("billing/refunds.py", "def issue_refund(order):\n    return -order.total\n")
+    typed = shortlist([scope], query, 1)
+    assert typed.candidates[0].snippet.path == "billing/refunds.py" and typed.candidates[0].unsaved
+    assert typed.files == before.files + 1
+    index.revert("billing/refunds.py")
+    reverted = shortlist([scope], query, 5)
+    assert reverted.files == before.files and all(c.snippet.path != "billing/refunds.py" for c in reverted.candidates)
+    (project / "billing/refunds.py").write_text("def issue_refund(order):\n    return -order.total\n")
+    index.apply_changes(["billing/refunds.py"])
+    saved = shortlist([scope], query, 1).candidates[0]
+    assert saved.snippet.path == "billing/refunds.py" and not saved.unsaved
+    narrow = shortlist([Scope(index, prefix="auth")], query, 5)  # another scope of the same root, listed apart
+    assert narrow.files < reverted.files and all(c.snippet.path.startswith("auth/") for c in narrow.candidates)
+
+
 def test_a_buffer_follows_the_rules_of_a_file_on_disk(project: Path) -> None:
     """A lone surrogate (valid JSON, no valid UTF-8) once broke every later search; a 6 MB buffer was indexed whole."""
     index = fresh(project)
