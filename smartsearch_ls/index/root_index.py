@@ -302,8 +302,10 @@ class RootIndex:
         with self.writing:
             entry = self.files.get(path)
             if entry is not None and entry.unsaved:
-                entry.unsaved = False
-                entry.stamp = None
+                with self.lock:  # a change like any other: whatever is derived from this generation is stale
+                    entry.unsaved = False
+                    entry.stamp = None
+                    self.generation += 1
                 self.apply_changes([path])
 
     def _put(self, path: str, read: ReadFile, *, unsaved: bool) -> None:

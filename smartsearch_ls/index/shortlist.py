@@ -54,6 +54,11 @@ class Scope:
     """Where this root lies below the folder searched, when it is a workspace folder nested in it: globs are
     also tried against paths as seen from the searched folder."""
 
+    def listing_key(self) -> tuple[object, ...]:
+        """What decides which of the root's files are in this scope (`contains`, `asks_for`): every field but the
+        index; a field added above that changes them belongs here too."""
+        return self.prefix, self.globs, self.mount
+
     def contains(self, path: str) -> bool:
         """Whether a root-relative path lies in this scope."""
         return self._in_folder(path) and any(self.globs.matches(form) for form in self._forms(path))
@@ -144,7 +149,9 @@ def _z(values: Scores, where: npt.NDArray[np.bool_] | None) -> Scores:
 
 
 SCOPES_KEPT = 16
-"""Scopes whose snippets are kept per root (`_in_scope`); past that many the root's kept scopes start over."""
+"""Scopes whose snippets are kept per root (`_in_scope`); past that many the root's kept scopes start over. A
+person searches a handful (the root, a folder, a glob or two); the bound keeps an agent trying glob after glob
+from holding an array of every root's snippets for each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +180,7 @@ def _in_scope(scope: Scope, documentation: bool) -> _InScope:
     half of a shortlist's time on a 1.2 M-line root, while a search changes nothing in it. The caller holds the
     index's lock, under which its generation moves."""
     index = scope.index
-    key = (scope.prefix, scope.globs, scope.mount, documentation)
+    key = (*scope.listing_key(), documentation)
     with _kept_lock:
         held = _kept.get(id(index))
         if held is None or held[0]() is not index or held[1] != index.generation:

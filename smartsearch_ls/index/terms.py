@@ -137,13 +137,13 @@ def distinct_terms(text: str) -> set[str]:
 def meta_terms(path: str, symbol: str | None) -> frozenset[str]:
     """The distinct terms of a snippet's path and symbol, which rank above the same words in its body."""
     found = _path_terms(path)
-    return found | text_terms(symbol).keys() if symbol else found
+    return found | distinct_terms(symbol) if symbol else found
 
 
 @lru_cache(maxsize=4096)
 def _path_terms(path: str) -> frozenset[str]:
     """A file's path terms, shared by all of its snippets (a file has dozens)."""
-    return frozenset(text_terms(path))
+    return frozenset(distinct_terms(path))
 
 
 _SYNONYMS: dict[str, tuple[str, ...]] = {}

@@ -63,7 +63,7 @@ class JudgmentCache:
 
 def content_hash(snippet: Snippet) -> str:
     """What identifies a snippet's content where it stands: an edit of its text or a shift of its lines changes it.
-    Built on the key the snippet carries (its path, symbol and text hashed when it was made), so a search's hundred
-    cache look-ups unpack no text."""
-    content = f"{snippet.key}\0{snippet.start_line}".encode()
+    The text enters through the key the snippet carries (hashed when it was made), so neither a search's cache
+    look-ups nor the sweep of stale judgments over a whole root unpacks any text."""
+    content = f"{snippet.path}\0{snippet.symbol}\0{snippet.start_line}\0{snippet.key}".encode("utf-8", "surrogatepass")
     return hashlib.blake2b(content, digest_size=16).hexdigest()

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.discovery.reading import SkipReason
 from smartsearch_ls.index import bulk, root_index, store
 from smartsearch_ls.index.bm25 import COMPACT_AFTER
@@ -109,8 +110,19 @@ def test_a_shortlist_sees_each_change_made_since_the_last_one(project: Path) -> 
     index.apply_changes(["billing/refunds.py"])
     saved = shortlist([scope], query, 1).candidates[0]
     assert saved.snippet.path == "billing/refunds.py" and not saved.unsaved
-    narrow = shortlist([Scope(index, prefix="auth")], query, 5)  # another scope of the same root, listed apart
+    (project / "billing/refunds.py").unlink()
+    index.apply_changes(["billing/refunds.py"])
+    assert all(c.snippet.path != "billing/refunds.py" for c in shortlist([scope], query, 5).candidates)
+    # Other scopes of the same root, at the same generation, are listed apart.
+    narrow = shortlist([Scope(index, prefix="auth")], query, 5)
     assert narrow.files < reverted.files and all(c.snippet.path.startswith("auth/") for c in narrow.candidates)
+    python_only = shortlist([Scope(index, globs=GlobSet.of(["*.py"]))], "sample project", 50)
+    assert python_only.files < reverted.files and all(c.snippet.path.endswith(".py") for c in python_only.candidates)
+    with_docs = shortlist([scope], "sample project", 50)
+    without_docs = shortlist([scope], "sample project", 50, documentation=False)
+    assert "README.md" in {c.snippet.path for c in with_docs.candidates}
+    assert "README.md" not in {c.snippet.path for c in without_docs.candidates}
+    assert without_docs.documentation > 0 and without_docs.files == with_docs.files
 
 
 def test_a_buffer_follows_the_rules_of_a_file_on_disk(project: Path) -> None:

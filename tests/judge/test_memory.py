@@ -9,7 +9,7 @@ import pytest
 
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge import per_snippet
-from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.cache import JudgmentCache, content_hash
 from smartsearch_ls.judge.memory import JudgmentMemory, memory_path
 from smartsearch_ls.judge.redact import redact_snippet
 from tests.support.judges import coverage_judge
@@ -74,6 +74,23 @@ def test_the_cache_key_keeps_case_for_judges_whose_features_split_words_by_it() 
         "local", "getUserName now", snippet
     )
     assert JudgmentCache.key("local", "getUserName", snippet) != JudgmentCache.key("local", "getusername", snippet)
+
+
+def test_a_snippets_content_hash_changes_with_its_path_declaration_text_and_place() -> None:
+    """A judgment holds for one text at one place: any change is a new key, and no two fields can trade characters
+    (the key a snippet carries joins its path and text with a line break, a path may hold one)."""
+    base = Snippet("src/a.py", 3, 4, "return session.expired\n", "f")
+    changed = [
+        Snippet("src/b.py", 3, 4, "return session.expired\n", "f"),
+        Snippet("src/a.py", 3, 4, "return session.expired\n", "g"),
+        Snippet("src/a.py", 3, 4, "return session.valid\n", "f"),
+        Snippet("src/a.py", 4, 5, "return session.expired\n", "f"),
+        Snippet("src/a.py :: f", 3, 4, "return session.expired\n", None),
+    ]
+    hashes = {content_hash(s) for s in [base, *changed]}
+    assert len(hashes) == 1 + len(changed)
+    assert content_hash(Snippet("notes", 1, 2, "b\nc")) != content_hash(Snippet("notes\nb", 1, 1, "c"))
+    assert content_hash(base.replace(key_until=2)) == content_hash(base)  # redaction bounds are not content
 
 
 async def test_a_changed_prompt_never_reuses_a_remembered_judgment(
