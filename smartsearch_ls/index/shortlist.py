@@ -176,9 +176,9 @@ _kept_lock = threading.Lock()
 
 
 def _in_scope(scope: Scope, documentation: bool) -> _InScope:
-    """The scope's snippets, listed once per generation of its index: listing walks every file of the root, about
-    half of a shortlist's time on a 1.2 M-line root, while a search changes nothing in it. The caller holds the
-    index's lock, under which its generation moves."""
+    """The scope's snippets, listed once per generation of its index: listing walks every file of the root, the
+    costliest part of a shortlist on a large root (bench/README.md has the figures), while a search changes nothing
+    in it. The caller holds the index's lock, under which its generation moves."""
     index = scope.index
     key = (*scope.listing_key(), documentation)
     with _kept_lock:
