@@ -36,6 +36,13 @@ PARTS: dict[str, tuple[str, ...]] = {
 }
 
 
+NEAR_MISSES = Path(__file__).resolve().parent / "near_misses.jsonl"
+"""Five more absent behaviors per development project, each close to what the project does (a pager for the help of
+a library that prints help, an ETag for a framework that sets headers). Nothing is fitted on them: they measure
+how the question model tells a near miss from an answer, the decision that fitting on more near misses did not
+improve (bench/ranker/README.md)."""
+
+
 def corpus_file(corpus: str) -> Path:
     """The questions of one project."""
     return BEHAVIOR_DIR / f"{corpus}.jsonl"
@@ -44,3 +51,8 @@ def corpus_file(corpus: str) -> Path:
 def behavior_cases(part: Part = "all") -> list[QueryCase]:
     """The questions of a part, project by project in the part's order."""
     return [case for corpus in PARTS[part] for case in load_cases(corpus_file(corpus))]
+
+
+def near_miss_cases() -> list[QueryCase]:
+    """`NEAR_MISSES`, every one a negative of a development project."""
+    return load_cases(NEAR_MISSES)

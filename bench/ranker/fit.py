@@ -20,7 +20,9 @@ replay the engine's cut on the one left out: `replay.replay`, threshold 0.5). Th
 among the settings whose answers hold at most a page of matches (`PAGE`: the median count above the threshold on
 answerable questions), since a sharpness near 0 keeps every candidate of an answerable question above the threshold,
 which no metric in the top 10 sees but every user of the long list would. The held-out part is never read here;
-`evaluate.py` scores it with what this writes.
+`evaluate.py` scores it with what this writes. The development projects' near misses (`collect --set
+near-misses`: `bench/quality/near_misses.jsonl`), once collected, are replayed in each fold and reported beside the
+criterion; nothing is fitted on them.
 
     .venv/bin/python -m bench.ranker.fit [--write] [--with-train] [--tag NAME]
 
@@ -270,22 +272,29 @@ def cross_validate(
     settings: Sequence[Setting],
     extra: Questions | None = None,
     extra_share: float = 1.0,
+    near_misses: Questions | None = None,
 ) -> dict[Setting, dict[str, float]]:
     """Each setting's figures, leave-one-project-out, averaged over the folds. Within a fold the candidate side is
     fitted once per candidate penalty and the question model once per pair of penalties: the sharpness only
-    reshapes the scores."""
+    reshapes the scores. `near_misses` (`sets.NEAR_MISSES`, never fitted on) adds the share of the left-out
+    project's near misses answered with nothing, outside the criterion."""
     projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
     folds: dict[Setting, list[dict[str, float]]] = {setting: [] for setting in settings}
     for held in projects:
         rest = [p for p in projects if p != held]
         for candidate_penalty in dict.fromkeys(s[0] for s in settings):
             looked = fit_candidates(development, crossed, rest, candidate_penalty, extra, extra_share)
+            near = near_misses.read_by(looked.first) if near_misses is not None else None
             for question_penalty in dict.fromkeys(s[1] for s in settings if s[0] == candidate_penalty):
                 question = fit_question(looked, rest, question_penalty)
                 for setting in settings:
                     if setting[:2] == (candidate_penalty, question_penalty):
                         ranker = Ranker(looked.first, looked.candidate, question, setting[2])
-                        folds[setting].append(figures_on(looked, ranker, [held]))
+                        figures = figures_on(looked, ranker, [held])
+                        if near is not None:
+                            answers = scored(near, ranker, near.of([held]), read=True)
+                            figures["near_misses_empty"] = replay(answers, THRESHOLD)["negatives_empty"]
+                        folds[setting].append(figures)
     return {
         setting: {k: float(np.mean([f[k] for f in figures])) for k in figures[0]} for setting, figures in folds.items()
     }
@@ -301,8 +310,12 @@ def main() -> None:
     extra = Questions(Rows.load(rows_path("train", args.tag))) if args.with_train else None
     development = Questions(Rows.load(rows_path("development", args.tag)))
     crossed = Questions(Rows.load(rows_path("crossed", args.tag)))
+    near_path = rows_path("near-misses", args.tag)
+    near_misses = Questions(Rows.load(near_path)) if near_path.exists() else None
+    if near_misses is None:
+        print(f"near misses not collected ({near_path}): `collect --set near-misses` adds their figure")
     grid = list(itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, SHARPNESS))
-    results = cross_validate(development, crossed, grid, extra, args.train_share)
+    results = cross_validate(development, crossed, grid, extra, args.train_share, near_misses)
     for setting, figures in results.items():
         print(f"{setting}: " + "  ".join(f"{k} {v:.3f}" for k, v in figures.items()))
     paged = {k: v for k, v in results.items() if v["matches"] <= PAGE}

@@ -12,7 +12,7 @@ import pytest
 
 from bench import corpora
 from bench.quality.metrics import load_cases
-from bench.quality.sets import BEHAVIOR_DIR, DEVELOPMENT, HELD_OUT, PARTS, behavior_cases, corpus_file
+from bench.quality.sets import BEHAVIOR_DIR, DEVELOPMENT, HELD_OUT, PARTS, behavior_cases, corpus_file, near_miss_cases
 from tests.support.prerequisites import require
 
 DECLARATION_START = re.compile(
@@ -52,3 +52,12 @@ def test_gold_spans_match_the_corpus(corpus):
             lines = (root / path).read_text(encoding="utf-8").split("\n")
             assert end <= len(lines), (case.query, path)
             assert start == 1 or DECLARATION_START.match(lines[start - 1]), (case.query, path, lines[start - 1])
+
+
+def test_near_misses_are_negatives_of_the_development_projects_only():
+    near = near_miss_cases()
+    assert all(case.negative for case in near)
+    assert Counter(case.corpus for case in near) == dict.fromkeys(DEVELOPMENT, 5)
+    asked = {case.key for case in behavior_cases("all")}
+    assert not asked & {case.key for case in near}, "a near miss repeats a question of the behavior set"
+    assert len({case.key for case in near}) == len(near)

@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from bench.quality import metrics
 from bench.ranker import collect
 from bench.ranker.collect import Rows
-from bench.ranker.fit import Data, Questions, cross_validate, fit, fit_candidates, fit_ranker, scored
+from bench.ranker.fit import THRESHOLD, Data, Questions, cross_validate, fit, fit_candidates, fit_ranker, scored
 from bench.train import biencoder
 from smartsearch_ls.judge.local.features import NAMES
 
@@ -86,3 +87,20 @@ def test_the_grid_gives_each_setting_what_it_gives_alone_and_the_judge_s_rows():
     as_judged = scored(development, ranker, chosen)
     as_read = scored(looked.development, ranker, chosen, read=True)
     assert all(np.array_equal(a.probabilities, b.probabilities) for a, b in zip(as_judged, as_read, strict=True))
+
+
+def test_near_misses_are_replayed_per_fold_beside_figures_they_leave_alone():
+    projects = ("alpha", "beta", "gamma")
+    development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
+    near_misses = questions(2, projects, asked_of_others=True)
+    setting = (0.1, 10.0, 0.1)
+    reported = cross_validate(development, crossed, [setting], near_misses=near_misses)[setting]
+    assert {k: v for k, v in reported.items() if k != "near_misses_empty"} == cross_validate(
+        development, crossed, [setting]
+    )[setting]
+    empty = []
+    for held in projects:
+        ranker = fit_ranker(development, crossed, [p for p in projects if p != held], setting)
+        empty += [bool(a.probabilities.max() < THRESHOLD) for a in scored(near_misses, ranker, near_misses.of([held]))]
+    assert 0 < sum(empty) < len(empty)
+    assert reported["near_misses_empty"] == pytest.approx(np.mean(empty))
