@@ -22,7 +22,7 @@ answerable questions), since a sharpness near 0 keeps every candidate of an answ
 which no metric in the top 10 sees but every user of the long list would. The held-out part is never read here;
 `evaluate.py` scores it with what this writes. The development projects' near misses (`collect --set
 near-misses`: `bench/quality/near_misses.jsonl`), once collected, are replayed in each fold and reported beside the
-criterion; nothing is fitted on them.
+criterion (and `--write` records it in `ranker.json` with the other figures); nothing is fitted on them.
 
     .venv/bin/python -m bench.ranker.fit [--write] [--with-train] [--tag NAME]
 
@@ -291,13 +291,17 @@ def cross_validate(
                     if setting[:2] == (candidate_penalty, question_penalty):
                         ranker = Ranker(looked.first, looked.candidate, question, setting[2])
                         figures = figures_on(looked, ranker, [held])
-                        if near is not None:
-                            answers = scored(near, ranker, near.of([held]), read=True)
+                        if near is not None and (asked := near.of([held])):
+                            answers = scored(near, ranker, asked, read=True)
                             figures["near_misses_empty"] = replay(answers, THRESHOLD)["negatives_empty"]
                         folds[setting].append(figures)
-    return {
-        setting: {k: float(np.mean([f[k] for f in figures])) for k in figures[0]} for setting, figures in folds.items()
-    }
+    return {setting: _mean_over_folds(figures) for setting, figures in folds.items()}
+
+
+def _mean_over_folds(folds: Sequence[dict[str, float]]) -> dict[str, float]:
+    """Each figure's mean over the folds that have it (a project without near misses has no such figure)."""
+    names = dict.fromkeys(name for figures in folds for name in figures)
+    return {name: float(np.mean([f[name] for f in folds if name in f])) for name in names}
 
 
 def main() -> None:
@@ -313,7 +317,10 @@ def main() -> None:
     near_path = rows_path("near-misses", args.tag)
     near_misses = Questions(Rows.load(near_path)) if near_path.exists() else None
     if near_misses is None:
-        print(f"near misses not collected ({near_path}): `collect --set near-misses` adds their figure")
+        print(
+            f"near misses not collected ({near_path}): "
+            "`collect --set near-misses` (with --model and --tag as for the other rows) adds their figure"
+        )
     grid = list(itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, SHARPNESS))
     results = cross_validate(development, crossed, grid, extra, args.train_share, near_misses)
     for setting, figures in results.items():

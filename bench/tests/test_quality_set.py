@@ -1,4 +1,5 @@
-"""The committed behavior set: well formed always, and its gold spans checked against the corpora when prepared.
+"""The committed behavior set and near misses: well formed always, and the set's gold spans checked against the
+corpora when prepared.
 
 The span check is what keeps hand-written line numbers honest: each gold span must start on a declaration (or a
 decorator, an attribute, a doc comment, an object member, or line 1 for a whole file) and end inside the file.

@@ -78,9 +78,10 @@ def test_the_grid_gives_each_setting_what_it_gives_alone_and_the_judge_s_rows():
     projects = ("alpha", "beta", "gamma")
     development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
     grid = [(0.1, 1.0, 0.1), (0.1, 10.0, 0.1), (0.1, 10.0, 0.35), (1.0, 10.0, 0.1)]
-    together = cross_validate(development, crossed, grid)
+    near_misses = questions(2, projects, asked_of_others=True)
+    together = cross_validate(development, crossed, grid, near_misses=near_misses)
     for setting in grid:
-        assert together[setting] == cross_validate(development, crossed, [setting])[setting]
+        assert together[setting] == cross_validate(development, crossed, [setting], near_misses=near_misses)[setting]
     looked = fit_candidates(development, crossed, projects[1:], 0.1)
     ranker = fit_ranker(development, crossed, projects[1:], (0.1, 10.0, 0.1))
     chosen = development.of(projects[:1])
