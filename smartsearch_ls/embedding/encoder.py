@@ -71,13 +71,16 @@ class Embedder:
         with HEAVY_IMPORTS:  # ~0.15 s, paid by the first load rather than by every import of this module
             import onnxruntime as ort
 
-        model = resolve_weights(weights).data
+        verified = resolve_weights(weights)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or 0  # 0: one thread per core
         # Threads that spin between runs steal the core the event loop and tokenizer need.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # By path, not as the verified bytes: handed bytes, ONNX Runtime keeps a second copy of the weights in the
+        # process for the session's life (`python -m bench.memory`). A file changed between the check and this read
+        # would take write access to the weights, which the check does not guard against either.
         session = ort.InferenceSession(
-            model, options, providers=["CPUExecutionProvider"], disabled_optimizers=DISABLED_OPTIMIZERS
+            str(verified.source), options, providers=["CPUExecutionProvider"], disabled_optimizers=DISABLED_OPTIMIZERS
         )
         return cls(session, load_tokenizer())
 
