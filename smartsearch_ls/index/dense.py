@@ -8,7 +8,8 @@ for a whole root. So snippets are embedded ahead of time, in small batches the s
 - by content key (`Snippet.key`, the judge's own key, kept by each snippet), not by doc id: a re-indexed file gets
   new doc ids, but its unchanged snippets keep their text and so their vectors; only changed snippets are
   embedded again. Identical snippets share one row.
-- in one float32 matrix, so a query is one matrix-vector product. Rows no live snippet uses are recycled at
+- in one float32 matrix (`vector_rows.VectorRows`), so a query is one matrix-vector product; what the judge reads
+  besides (below) sits in a float16 one of its own, looked up by key. Rows no live snippet uses are recycled at
   `persist`, which is also when they are dropped from disk.
 - on disk beside the index (`dense/<index file name>` under the cache directory), through `store`'s atomic,
   checksummed write, as float16 (half the bytes; cosines move by ~1e-3). Rows in memory hold the same float16
@@ -52,6 +53,7 @@ from smartsearch_ls.embedding.readings import READINGS, ReadingKind
 from smartsearch_ls.embedding.weights import LocalModelUnavailable
 from smartsearch_ls.index import store
 from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.vector_rows import VectorRows
 
 log = logging.getLogger(__name__)
 
@@ -117,11 +119,10 @@ class DenseIndex:
         self.index = index
         self._encoder = encoder
         self._lock = threading.Lock()
-        self._rows = np.zeros((0, DIMENSIONS), dtype=np.float32)
-        self._used = 0
-        """Rows below this have been handed out (some may be free again)."""
-        self._free: list[int] = []
-        self._row_of: dict[str, int] = {}
+        self._code = VectorRows(np.float32)
+        """Each snippet's own vector, which a query multiplies in full."""
+        self._read = VectorRows(np.float16)
+        """What the judge reads besides the code (`_readings`), looked up by key."""
         self._doc_keys: list[str | None] = []
         """Content key per doc id of `_snippets`; None for a doc that was already retired when first seen."""
         self._doc_rows = np.zeros(0, dtype=np.int64)
@@ -149,7 +150,7 @@ class DenseIndex:
     def holds_vectors(self) -> bool:
         """Whether any snippet vector is stored yet; answered without loading the model."""
         with self._lock:
-            return self._used > len(self._free)
+            return self._code.holds_any() or self._read.holds_any()
 
     # -- background work ------------------------------------------------------------------------------
 
@@ -243,7 +244,8 @@ class DenseIndex:
         with self._lock:
             for key, vector in vectors.items():
                 if len(vector):
-                    self._store(key, vector)
+                    (self._code if key in code else self._read).store(key, vector)
+                    self._unpersisted = True
             for reading, key in nothing:
                 reading.nothing.add(key)
                 self._unpersisted = True  # it saves reading the snippet's text again
@@ -276,10 +278,11 @@ class DenseIndex:
             # einsum, not `@`: a matrix-vector product is memory-bound, and OpenBLAS waking its threads cost
             # ~13 ms a call on a busy 2-core machine, whatever the size. Gathering rows costs ~8x a row read
             # in place, so only a narrow scope gathers.
-            if len(rows) * 8 < self._used:
-                out[has] = np.einsum("ij,j->i", self._rows[rows[has]], query_vector)
+            matrix, used = self._code.matrix, self._code.used
+            if len(rows) * 8 < used:
+                out[has] = np.einsum("ij,j->i", matrix[rows[has]], query_vector)
             else:
-                out[has] = np.einsum("ij,j->i", self._rows[: self._used], query_vector)[rows[has]]
+                out[has] = np.einsum("ij,j->i", matrix[:used], query_vector)[rows[has]]
             return out
 
     def share(self, snippets: Iterable[Snippet]) -> None:
@@ -292,9 +295,13 @@ class DenseIndex:
         code = [s.key for s in snippets]
         with self._lock:
             found = {
-                key: self._rows[row].copy()
-                for key in [*code, *(reading.key(key) for reading in self._readings for key in code)]
-                if (row := self._row_of.get(key)) is not None
+                key: vector
+                for rows, keys in (
+                    (self._code, code),
+                    (self._read, [r.key(key) for r in self._readings for key in code]),
+                )
+                for key in keys
+                if (vector := rows.vector(key)) is not None
             }
             found.update(
                 {reading.key(key): NOTHING for reading in self._readings for key in code if key in reading.nothing}
@@ -318,10 +325,10 @@ class DenseIndex:
         if not isinstance(matrix, np.ndarray) or matrix.shape != (len(keys), DIMENSIONS):
             return False
         with self._lock:
-            self._rows = matrix.astype(np.float32)
-            self._used = len(keys)
-            self._free = []
-            self._row_of = {key: row for row, key in enumerate(keys)}
+            suffixes = tuple(reading.key("") for reading in self._readings)
+            read = np.fromiter((key.endswith(suffixes) for key in keys), dtype=bool, count=len(keys))
+            self._code.adopt([key for key, r in zip(keys, read, strict=True) if not r], matrix[~read])
+            self._read.adopt([key for key, r in zip(keys, read, strict=True) if r], matrix[read])
             self._doc_rows[:] = NO_ROW
             for reading in self._readings:
                 reading.nothing = set(payload.get(reading.kind.persisted_as, []))
@@ -342,8 +349,9 @@ class DenseIndex:
                 return True
             self._sync()
             self._collect()
-            keys = list(self._row_of)
-            matrix = self._rows[[self._row_of[key] for key in keys]].astype(np.float16)
+            code_keys, code_rows = self._code.persisted()
+            read_keys, read_rows = self._read.persisted()
+            keys, matrix = code_keys + read_keys, np.concatenate([code_rows, read_rows])
             nothing = {reading.kind.persisted_as: sorted(reading.nothing) for reading in self._readings}
             self._unpersisted = False
         payload = {
@@ -388,11 +396,11 @@ class DenseIndex:
             if key is None:
                 continue
             if self._doc_rows[doc] < 0:
-                self._doc_rows[doc] = self._row_of.get(key, NO_ROW)
+                self._doc_rows[doc] = self._code.row_of.get(key, NO_ROW)
             for reading in self._readings:
                 if reading.rows[doc] == NO_ROW:
                     reading.rows[doc] = (
-                        NO_READING if key in reading.nothing else self._row_of.get(reading.key(key), NO_ROW)
+                        NO_READING if key in reading.nothing else self._read.row_of.get(reading.key(key), NO_ROW)
                     )
 
     def _live_docs(self) -> Docs:
@@ -410,31 +418,14 @@ class DenseIndex:
         """The docs still waiting for their vector or a reading's."""
         return docs[self._waiting(docs) > 0]
 
-    def _store(self, key: str, vector: npt.NDArray[np.float32]) -> None:
-        row = self._row_of.get(key)
-        if row is None:
-            if self._free:
-                row = self._free.pop()
-            else:
-                if self._used == len(self._rows):
-                    grown = np.zeros((max(1024, 2 * len(self._rows)), DIMENSIONS), dtype=np.float32)
-                    grown[: self._used] = self._rows[: self._used]
-                    self._rows = grown
-                row = self._used
-                self._used += 1
-            self._row_of[key] = row
-        self._rows[row] = vector.astype(np.float16)  # as `persist` stores it
-        self._unpersisted = True
-
     def _collect(self) -> None:
         """Free the rows of keys no live snippet has, and unlink retired docs from their rows."""
         snippets = self.index.snippets
         code = {key for key, s in zip(self._doc_keys, snippets, strict=True) if s is not None and key is not None}
-        live = code | {reading.key(key) for reading in self._readings for key in code}
         retired = np.fromiter((s is None for s in snippets), dtype=bool, count=len(snippets))
         self._doc_rows[retired] = RETIRED
         for reading in self._readings:
             reading.rows[retired] = RETIRED
             reading.nothing &= code
-        for key in [key for key in self._row_of if key not in live]:
-            self._free.append(self._row_of.pop(key))
+        self._code.release(code)
+        self._read.release({reading.key(key) for reading in self._readings for key in code})
