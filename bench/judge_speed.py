@@ -3,8 +3,10 @@
 Three figures, each the median of `--rounds` runs, wall time and this process's CPU time (on a shared machine
 the wall time swings with whatever else runs; CPU time is the work itself):
 
-- `local, cached`: the embedded judge on a shortlist whose cosines the shortlist already had (a warm server);
-- `local, cold`: the same with no vector anywhere, so the judge embeds all 128 snippets;
+- `local, cached`: the embedded judge on a shortlist whose vectors are all cached, the snippets' own and what the
+  judge reads besides (a warm server, once background embedding has reached them), a judge new to the snippets;
+- `local, seen before`: the same judge again on the same shortlist (it remembers which snippets perform nothing);
+- `local, cold`: no vector anywhere, so the judge embeds all 128 snippets and its leaders' readings;
 - `instant model, per snippet`: Pydantic AI's `FunctionModel` answering at once, one request per snippet as every
   model judge is asked: what the framework costs around a judge that costs nothing.
 
@@ -61,6 +63,12 @@ async def measure(rounds: int) -> dict[str, object]:
     vectors = shared.embedder.embed_snippets([snippet_text(s.path, s.symbol, s.text) for s in snippets])
     cached = [Evidence(s, 1.0, float(query_vector @ v)) for s, v in zip(snippets, vectors, strict=True)]
     bare = [Evidence(s, 1.0) for s in snippets]
+    # Untimed: the leaders' readings into the shared cache, where a warm server's index would have handed them.
+    await judge_snippets(JudgeConfig(shared, "local"), QUERY, cached, JudgmentCache())
+
+    def local_cached() -> Awaitable[object]:
+        new_to_them = LocalJudge(shared.embedder, cache=shared.cache)
+        return judge_snippets(JudgeConfig(new_to_them, "local"), QUERY, cached, JudgmentCache())
 
     def local_cold() -> Awaitable[object]:
         fresh = LocalJudge(shared.embedder, cache=EmbeddingCache())
@@ -69,7 +77,8 @@ async def measure(rounds: int) -> dict[str, object]:
     instant_model = JudgeConfig(FunctionModel(instant), "instant", concurrency=8)
     return {
         "snippets": len(snippets),
-        "local, cached": await timed(
+        "local, cached": await timed(local_cached, rounds),
+        "local, seen before": await timed(
             lambda: judge_snippets(JudgeConfig(shared, "local"), QUERY, cached, JudgmentCache()), rounds
         ),
         "local, cold": await timed(local_cold, rounds),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -24,7 +25,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-from smartsearch_ls.chunking.snippet import snippet_text
+from smartsearch_ls.chunking.snippet import Snippet, snippet_text
 from smartsearch_ls.embedding.cache import NOTHING, EmbeddingCache
 from smartsearch_ls.embedding.encoder import Embedder
 from smartsearch_ls.embedding.loading import load_encoder
@@ -37,6 +38,10 @@ from smartsearch_ls.judge.local.ranker import Ranker, shipped_ranker
 INERT_CEILING = 0.1
 """The most the judge answers for a snippet that performs nothing: below any useful threshold, and ranked under
 every snippet that does something."""
+
+INERT_MEMORY = 4_096
+"""Snippets whose inertness is remembered (by content key): parsing a candidate's text to find out took about half
+of a judgment with cached vectors, and an editor's searches of one root meet the same candidates again."""
 
 PREPARE_CHUNK = 128
 """Texts embedded per worker-thread call (a snippet's code, its commentary, or one of its passages' windows): a
@@ -53,6 +58,8 @@ class LocalJudge:
         self.embedder = embedder
         self.cache = cache if cache is not None else EmbeddingCache()
         self._ranker = ranker
+        self._inert: OrderedDict[str, bool] = OrderedDict()
+        """`performs_nothing` of the last `INERT_MEMORY` snippets checked, by content key."""
 
     @property
     def ranker(self) -> Ranker:
@@ -68,10 +75,21 @@ class LocalJudge:
         if not shortlist:
             return []
         scores = self.ranker.relevance(await self._rows(query, shortlist, idf))
+        # Only a score above the ceiling can be capped: the rest need not be checked.
         return [
-            min(float(score), INERT_CEILING) if performs_nothing(e.snippet.path, e.snippet.text) else float(score)
+            INERT_CEILING if score > INERT_CEILING and self._performs_nothing(e.snippet) else float(score)
             for score, e in zip(scores, shortlist, strict=True)
         ]
+
+    def _performs_nothing(self, snippet: Snippet) -> bool:
+        known = self._inert.get(snippet.key)
+        if known is None:
+            known = self._inert[snippet.key] = performs_nothing(snippet.path, snippet.text)
+            if len(self._inert) > INERT_MEMORY:
+                self._inert.popitem(last=False)
+        else:
+            self._inert.move_to_end(snippet.key)
+        return known
 
     async def factors(
         self, query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float] | None

@@ -20,6 +20,7 @@ from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import Evidence, JudgeConfig, ShortlistJudge
 from smartsearch_ls.judge.local import model as model_module
 from smartsearch_ls.judge.local.features import features, query_terms
+from smartsearch_ls.judge.local.inert import performs_nothing
 from smartsearch_ls.judge.local.model import INERT_CEILING, LocalJudge, local_judge
 from smartsearch_ls.judge.local.ranker import LEADERS, shipped_ranker
 from smartsearch_ls.judge.runner import judge_snippets
@@ -129,6 +130,35 @@ async def test_a_snippet_that_only_imports_is_held_below_the_threshold_whatever_
         config(judge), "reject expired sessions", [header, rejecting], JudgmentCache()
     )
     assert header_score <= INERT_CEILING < rejecting_score
+
+
+async def test_a_candidate_is_checked_for_performing_nothing_once_and_only_when_the_cap_can_matter(
+    judge, monkeypatch: pytest.MonkeyPatch
+):
+    """Parsing every candidate to find the inert ones was half of a judgment with cached vectors."""
+    header = Snippet("util/dates.py", 1, 1, "from datetime import date", None)
+    shortlist = [Evidence(s) for s in [PARSE_DATE, header, *UNRELATED]]
+    checked: list[str] = []
+
+    def counting(path: str, code: str) -> bool:
+        checked.append(code)
+        return performs_nothing(path, code)
+
+    monkeypatch.setattr(model_module, "performs_nothing", lambda path, code: False)
+    uncapped = await LocalJudge(judge.embedder).score_shortlist("parse a date string", shortlist, None)
+    monkeypatch.setattr(model_module, "performs_nothing", counting)
+    first = await judge.score_shortlist("parse a date string", shortlist, None)
+    assert checked == [e.snippet.text for e, score in zip(shortlist, uncapped, strict=True) if score > INERT_CEILING]
+    assert first == [
+        min(score, INERT_CEILING) if performs_nothing(e.snippet.path, e.snippet.text) else score
+        for e, score in zip(shortlist, uncapped, strict=True)
+    ]
+    assert first[1] == INERT_CEILING < uncapped[1]  # the import line was capped
+    checked.clear()
+    assert await judge.score_shortlist("parse a date string", shortlist, None) == first and checked == []
+    unseen = Evidence(many_snippets(1, "unseen")[0])
+    absent = await judge.score_shortlist("stream video frames to a remote display", [unseen], None)
+    assert absent[0] <= INERT_CEILING and checked == []
 
 
 async def test_a_shortlist_s_code_is_embedded_in_one_call_its_leaders_readings_in_one_more(judge):
