@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from tokenizers import Tokenizer
 
-from smartsearch_ls.embedding.weights import resolve_weights
+from smartsearch_ls.embedding.weights import LocalModelUnavailable, resolve_weights
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 
 if TYPE_CHECKING:
@@ -77,11 +77,15 @@ class Embedder:
         # Threads that spin between runs steal the core the event loop and tokenizer need.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         # By path, not as the verified bytes: handed bytes, ONNX Runtime keeps a second copy of the weights in the
-        # process for the session's life (`python -m bench.memory`). A file changed between the check and this read
-        # would take write access to the weights, which the check does not guard against either.
+        # process for the session's life (`python -m bench.memory`).
         session = ort.InferenceSession(
             str(verified.source), options, providers=["CPUExecutionProvider"], disabled_optimizers=DISABLED_OPTIMIZERS
         )
+        if not verified.unchanged():
+            raise LocalModelUnavailable(
+                f"The local judge's weights at {verified.source} changed while they were loading (a reinstall?), "
+                "so they were not used: restart the server, or run the command again."
+            )
         return cls(session, load_tokenizer())
 
     def embed_snippets(self, texts: list[str]) -> np.ndarray:

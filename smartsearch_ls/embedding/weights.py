@@ -5,8 +5,10 @@ The package ships the model ready to run (`assets/model.onnx`: all-MiniLM-L6-v2 
 recipe in `bench/model/`), so no machine trains, exports or re-quantizes anything. The ranker's weights and the
 persisted vectors only mean something for one exact file, so whatever path the weights come from (a constructor
 argument, `SMARTSEARCH_LOCAL_MODEL`, or the package's own copy) the bytes are hashed and compared with a pinned
-sha256 before anything loads them. The bytes that were hashed are the bytes returned, so nothing can swap the
-file between the check and the load. Nothing here touches the network.
+sha256 before anything loads them. ONNX Runtime then reads the file again by its path (handed the bytes, it keeps
+a second copy of them for the session's life), so the file's identity is recorded as it is hashed (`Weights.stamp`)
+and checked after the load: a file replaced or rewritten in between is refused, not loaded unverified. Nothing
+here touches the network.
 """
 
 from __future__ import annotations
@@ -37,6 +39,19 @@ class Weights:
     data: bytes
     source: Path
     sha256: str
+    stamp: tuple[int, int, int, int]
+    """The file's device, inode, size and modification time (ns) when these bytes were read from it."""
+
+    def unchanged(self) -> bool:
+        """Whether `source` is still the file these bytes were read from: a reader of the path since read them."""
+        try:
+            return _stamp(os.stat(self.source)) == self.stamp
+        except OSError:
+            return False
+
+
+def _stamp(status: os.stat_result) -> tuple[int, int, int, int]:
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
 
 
 def default_path() -> Path:
@@ -48,7 +63,9 @@ def resolve_weights(path: str | os.PathLike[str] | None = None) -> Weights:
     """Read and verify the weights: `path`, else `$SMARTSEARCH_LOCAL_MODEL`, else the package's copy."""
     source = Path(path if path is not None else os.environ.get(MODEL_ENV) or default_path())
     try:
-        data = source.read_bytes()
+        with source.open("rb") as file:
+            stamp = _stamp(os.fstat(file.fileno()))
+            data = file.read()
     except OSError as error:
         raise LocalModelUnavailable(
             f"The local judge cannot read its weights at {source} ({error.strerror or error}): "
@@ -62,4 +79,4 @@ def resolve_weights(path: str | os.PathLike[str] | None = None) -> Weights:
             f"{MODEL_SHA256}); they may be corrupt or a different model. Reinstall them with `{REINSTALL_HINT}`, "
             f"or point {MODEL_ENV} at a copy of the package's embedding/assets/model.onnx."
         )
-    return Weights(data=data, source=source, sha256=digest)
+    return Weights(data=data, source=source, sha256=digest, stamp=stamp)

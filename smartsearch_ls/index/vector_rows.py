@@ -2,9 +2,9 @@
 
 The dense index keeps two of them. Snippets' own vectors are multiplied in full by every query, so they are float32:
 numpy's product over float16 rows is several times slower (bench/README.md, "the dense rows as float16"). What the
-judge reads besides a snippet's code (its commentary's and its passages' vectors) is only ever looked up row by row,
-for a shortlist's leaders, so it is float16, half the memory; kept apart, it no longer lengthens the query's product
-either. Both hold values rounded to float16, as persisted, so a vector is the same loaded or computed.
+judge reads besides a snippet's code (its commentary's and its passages' vectors) is only ever looked up by key, row
+by row, so it is float16, half the memory; kept apart, it no longer lengthens the query's product either. Both
+hold values rounded to float16, as persisted, so a vector is the same loaded or computed.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class VectorRows:
 
     def adopt(self, keys: Sequence[str], matrix: npt.NDArray[np.floating]) -> None:
         """Hold exactly these vectors, row `i` being `keys[i]`'s."""
-        self.matrix = matrix.astype(self.matrix.dtype)
+        self.matrix = matrix.astype(self.matrix.dtype, copy=False)
         self.used = len(keys)
         self.row_of = {key: row for row, key in enumerate(keys)}
         self._free = []

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import os
 
+import numpy as np
+import onnxruntime as ort
 import pytest
 
+from smartsearch_ls.embedding import encoder as encoder_module
 from smartsearch_ls.embedding import weights
-from smartsearch_ls.embedding.encoder import Embedder
+from smartsearch_ls.embedding.encoder import Embedder, load_tokenizer
 from smartsearch_ls.embedding.weights import MODEL_ENV, MODEL_SHA256, LocalModelUnavailable, resolve_weights
 
 
@@ -57,3 +61,42 @@ def test_env_var_points_at_a_good_copy(tmp_path, monkeypatch):
     copy.write_bytes(resolve_weights().data)
     monkeypatch.setenv(MODEL_ENV, str(copy))
     assert resolve_weights().source == copy
+
+
+def test_weights_changed_between_their_check_and_their_load_are_refused(tmp_path, monkeypatch):
+    """ONNX Runtime reads the verified file again by its path: a file replaced or rewritten meanwhile is not used."""
+    copy = tmp_path / "model.onnx"
+    copy.write_bytes(resolve_weights().data)
+    verify = encoder_module.resolve_weights
+
+    def verified_then_rewritten(path=None):
+        verified = verify(path)
+        later = verified.stamp[3] + 10**9
+        os.utime(copy, ns=(later, later))
+        return verified
+
+    monkeypatch.setattr(encoder_module, "resolve_weights", verified_then_rewritten)
+    with pytest.raises(LocalModelUnavailable, match="changed while they were loading"):
+        Embedder.load(copy)
+    monkeypatch.setattr(encoder_module, "resolve_weights", verify)
+    assert Embedder.load(copy).embed_query("parse a date").shape == (384,)
+
+
+def test_opened_by_its_path_the_model_gives_what_its_verified_bytes_give(monkeypatch):
+    opened = []
+    session = ort.InferenceSession
+
+    def recording(model, options, **kwargs):
+        opened.append((model, options, kwargs))
+        return session(model, options, **kwargs)
+
+    monkeypatch.setattr(ort, "InferenceSession", recording)
+    by_path = Embedder.load()
+    model, options, kwargs = opened[0]
+    assert isinstance(model, str)
+    from_bytes = Embedder(session(resolve_weights().data, options, **kwargs), load_tokenizer())
+    for text in ("parse a date string", "def area(r):\n    return 3.14159 * r * r"):
+        assert np.array_equal(by_path.embed_query(text), from_bytes.embed_query(text))
+    assert np.array_equal(
+        by_path.embed_snippets(["x = 1", "return y"]), from_bytes.embed_snippets(["x = 1", "return y"])
+    )

@@ -349,3 +349,60 @@ def test_what_the_judge_reads_besides_the_code_persists_and_reaches_it(
     # The very values the judge computes itself when the index has not got there: an answer does not depend on it.
     np.testing.assert_array_equal(commentary, real.embed_groups([[said]])[0])
     np.testing.assert_array_equal(passages, real.embed_groups([windows])[0])
+
+
+def test_readings_are_kept_apart_from_the_rows_a_query_multiplies(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    """Only snippets' own vectors are float32 rows a query multiplies; commentary and passage vectors are float16
+    rows apart, before and after a restart, and a retired snippet's are neither kept nor persisted."""
+    said = "Compute the price after the customer's discount."
+    steps = "".join(f"    total = apply_rule_{i}(total, rules[{i}], context)\n" for i in range(40))
+    tree = {
+        **TREE,
+        "shop/price.py": f'def net_price(price, rate):\n    """{said}"""\n    return price * (1 - rate)\n',
+        "shop/rules.py": f"def apply_rules(total, rules, context):\n{steps}    return total\n",
+    }
+
+    def apart(d: DenseIndex) -> None:
+        code = {s.key for s in d.index.snippets if s is not None}
+        priced = next(s for s in d.index.snippets if s is not None and s.symbol == "net_price")
+        ruled = next(s for s in d.index.snippets if s is not None and s.symbol == "apply_rules")
+        assert set(d._code.row_of) == code and d._code.matrix.dtype == np.float32
+        assert set(d._read.row_of) == {commentary_key(priced.key), passage_key(ruled.key)}
+        assert d._read.matrix.dtype == np.float16
+
+    index = RootIndex(write_tree(tmp_path / "ws", tree), cache_dir=tmp_path / "cache")
+    index.refresh()
+    dense = dense_of(index, embedder)
+    while dense.embed_pending(100):
+        pass
+    apart(dense)
+    edited = tree["shop/price.py"].replace("customer's discount", "member's discount")
+    assert index.update_text("shop/price.py", edited)  # retires the commented snippet: a new key, a new commentary
+    while dense.embed_pending(100):
+        pass
+    assert index.persist() and dense.persist()
+
+    apart(dense)
+    payload = store.load(dense_path(index.cache_dir, index.root), version=dense_module.VECTORS_FORMAT)  # type: ignore[arg-type]
+    assert payload is not None and sorted(payload["keys"]) == sorted([*dense._code.row_of, *dense._read.row_of])
+    restarted = RootIndex(index.root, cache_dir=index.cache_dir)
+    assert restarted.load_persisted()
+    apart(dense_of(restarted, CountingEmbedder()))
+
+
+def test_a_narrow_scope_gathers_the_cosines_the_whole_root_gives(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    """`cosines` gathers the rows of a scope under an eighth of the code rows and multiplies all of them otherwise:
+    both give each doc the same value."""
+    source = "\n\n".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(20))
+    index = RootIndex(write_tree(tmp_path / "ws", {"many.py": source}), cache_dir=tmp_path / "cache")
+    index.refresh()
+    dense = dense_of(index, embedder)
+    while dense.embed_pending(100):
+        pass
+    query = dense.query_vector("add a number")
+    assert query is not None
+    docs = np.flatnonzero([s is not None for s in index.snippets])
+    whole = dense.cosines(query, docs)
+    assert not np.isnan(whole).any()
+    for doc in (0, 7, len(docs) - 1):
+        np.testing.assert_allclose(dense.cosines(query, docs[[doc]]), whole[[doc]], atol=1e-6)

@@ -14,13 +14,17 @@ def unit(seed: int) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
+def f16(vector: np.ndarray) -> np.ndarray:
+    return vector.astype(np.float16).astype(np.float32)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_a_vector_comes_back_with_float16_s_precision_whatever_the_rows_hold(dtype: type[np.floating]) -> None:
     rows = VectorRows(dtype)
     rows.store("a", unit(1))
     back = rows.vector("a")
     assert back is not None and back.dtype == np.float32
-    assert np.array_equal(back, unit(1).astype(np.float16).astype(np.float32))
+    assert np.array_equal(back, f16(unit(1)))
     assert rows.vector("b") is None and rows.holds_any()
 
 
@@ -32,19 +36,27 @@ def test_a_released_row_is_reused_before_the_matrix_grows() -> None:
     assert rows.vector("k1") is None and set(rows.row_of) == {"k0", "k2"}
     rows.store("new", unit(9))
     assert rows.used == 3 and rows.row_of["new"] == 1
-    assert np.array_equal(rows.vector("k2"), unit(2).astype(np.float16).astype(np.float32))  # type: ignore[arg-type]
+    assert np.array_equal(rows.vector("k2"), f16(unit(2)))  # type: ignore[arg-type]
 
 
-def test_persisted_rows_adopted_by_a_new_store_give_each_key_its_vector() -> None:
-    rows = VectorRows(np.float32)
+@pytest.mark.parametrize("into", [np.float32, np.float16])
+def test_rows_survive_growth_release_and_adoption_into_either_dtype(into: type[np.floating]) -> None:
+    rows = VectorRows(np.float16)
     for i in range(1500):  # past the first allocation
         rows.store(f"k{i}", unit(i))
     rows.release({f"k{i}" for i in range(0, 1500, 2)})
     keys, matrix = rows.persisted()
     assert matrix.dtype == np.float16 and matrix.shape == (750, DIMENSIONS)
-    adopted = VectorRows(np.float16)
+    adopted = VectorRows(into)
     adopted.adopt(keys, matrix)
-    assert adopted.matrix.dtype == np.float16 and adopted.used == 750
-    for key in ("k0", "k1498", "k700"):
-        assert np.array_equal(adopted.vector(key), rows.vector(key))  # type: ignore[arg-type]
+    assert adopted.matrix.dtype == into and adopted.used == 750
+    for i in (0, 700, 1498):
+        assert np.array_equal(adopted.vector(f"k{i}"), f16(unit(i)))  # type: ignore[arg-type]
     assert adopted.vector("k1") is None
+
+
+def test_a_store_whose_rows_are_all_released_holds_nothing() -> None:
+    rows = VectorRows(np.float32)
+    rows.store("a", unit(1))
+    rows.release(set())
+    assert not rows.holds_any()
