@@ -5,7 +5,7 @@ filled, e.g. `smartsearch query "..." --root bench/.corpora/large`, so the index
 resident memory (`VmRSS`) after the server's imports, the warm root index, the local model, the dense index as
 persisted, the symbol index with its import graph, and one search judged by the local judge (its 128 candidates
 embedded on the spot), then the peak (`VmHWM`). A fully embedded root also holds one float32 vector per snippet,
-printed as its size.
+printed as its size, and up to two float16 rows more per snippet for the judge's readings.
 """
 
 from __future__ import annotations
@@ -64,7 +64,11 @@ def main() -> None:
     asyncio.run(local_judge().score_shortlist(QUERY, evidence, None))
     step("+ one search judged by the local judge")
     print(f"{status_mb('VmHWM'):6.0f} MB  peak")
-    print(f"a fully embedded root adds {index.snippet_count * DIMENSIONS * 4 / 2**20:.0f} MiB of float32 vectors")
+    print(
+        f"a fully embedded root adds {index.snippet_count * DIMENSIONS * 4 / 2**20:.0f} MiB of float32 vectors of the"
+        " snippets' own, and at most half that again in float16 rows of what the judge reads besides (its comments'"
+        " and later lines' vectors: 35 MiB on `large`, bench/README.md)"
+    )
 
 
 if __name__ == "__main__":
