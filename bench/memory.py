@@ -66,7 +66,7 @@ def main() -> None:
     print(f"{status_mb('VmHWM'):6.0f} MB  peak")
     print(
         f"a fully embedded root adds {index.snippet_count * DIMENSIONS * 4 / 2**20:.0f} MiB of float32 vectors of the"
-        " snippets' own, and at most half that again in float16 rows of what the judge reads besides (its comments'"
+        " snippets' own, and at most as much again in float16 rows of what the judge reads besides (its comments'"
         " and later lines' vectors: 35 MiB on `large`, bench/README.md)"
     )
 
