@@ -30,7 +30,13 @@ from smartsearch_ls.search.symbols.imports import ImportRef, Resolution, Resolve
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
-@functools.lru_cache(maxsize=100_000)
+NAMES_REMEMBERED = 8_192
+"""Names whose words `name_tokens` keeps: the look-ups' working set. Bounded far above that, it kept every name a
+large root declares once its symbol index was built (bench/README.md), though the build never asks for a name
+twice."""
+
+
+@functools.lru_cache(maxsize=NAMES_REMEMBERED)
 def name_tokens(name: str) -> tuple[str, ...]:
     """`parseHTTPResponse` -> (parse, http, response): lower-case words, unstemmed."""
     return tuple(p.lower() for p in _PARTS.findall(name))
