@@ -24,7 +24,6 @@ import threading
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -77,7 +76,7 @@ class Postings:
     persist copies the terms still packed as bytes (`packed`), without cutting them out.
     """
 
-    __slots__ = ("_cutting", "_flat", "_loaded", "_spans", "arrays")
+    __slots__ = ("_cutting", "_ends", "_flat", "_loaded", "_spans", "arrays")
 
     def __init__(self, packed: PackedTable | None = None) -> None:
         self.arrays: dict[str, array[int]] = {}
@@ -85,10 +84,13 @@ class Postings:
         self._cutting = threading.Lock()
         self._loaded = packed is not None
         self._flat = packed.flat if packed is not None else b""
-        self._spans: dict[str, tuple[int, int]] = {}
-        """Byte ranges in `_flat` of the terms not cut out yet; a term is here or in `arrays`, never both."""
+        self._ends = array("q", packed.ends if packed is not None else ())
+        """The packed table's `ends`: term number `i`'s bytes end at `_ends[i]` and start where `i - 1`'s end."""
+        self._spans: dict[str, int] = {}
+        """The terms not cut out yet, each with its number in the packed table (an int, not a pair of offsets: a
+        root's hundred thousand terms are held here from load on); a term is here or in `arrays`, never both."""
         if packed is not None:
-            self._spans = dict(zip(packed.terms, pairwise([0, *packed.ends]), strict=True))
+            self._spans = {term: number for number, term in enumerate(packed.terms)}
 
     def get(self, term: str) -> array[int] | None:
         """The term's postings, or None when no document has it."""
@@ -96,8 +98,8 @@ class Postings:
         if found is None and self._loaded:
             with self._cutting:
                 found = self.arrays.get(term)
-                if found is None and (span := self._spans.pop(term, None)) is not None:
-                    found = self.arrays[term] = array("i", self._flat[span[0] : span[1]])
+                if found is None and (number := self._spans.pop(term, None)) is not None:
+                    found = self.arrays[term] = array("i", self._flat[self._span(number)])
         return found
 
     def document_range(self, width: int) -> tuple[int, int] | None:
@@ -110,9 +112,9 @@ class Postings:
     def unpack_all(self) -> dict[str, array[int]]:
         """Every term's postings as arrays (cutting out those still packed), for code that rewrites them all."""
         with self._cutting:
-            for term, (start, end) in self._spans.items():
-                self.arrays[term] = array("i", self._flat[start:end])
-            self._spans, self._flat = {}, b""
+            for term, number in self._spans.items():
+                self.arrays[term] = array("i", self._flat[self._span(number)])
+            self._spans, self._flat, self._ends = {}, b"", array("q")
         return self.arrays
 
     def packed(self) -> PackedTable:
@@ -122,10 +124,14 @@ class Postings:
         `_cutting` is released, and an `add` meanwhile would grow them between the two."""
         with self._cutting:
             flat = memoryview(self._flat)
-            pieces = [*self.arrays.values(), *(flat[start:end] for start, end in self._spans.values())]
+            pieces = [*self.arrays.values(), *(flat[self._span(number)] for number in self._spans.values())]
             terms = [*self.arrays, *self._spans]
         ends = np.cumsum([len(piece) * piece.itemsize for piece in pieces], dtype=np.int64).tolist()
         return PackedTable(terms, ends, b"".join(pieces))
+
+    def _span(self, number: int) -> slice:
+        """Where packed term `number`'s postings lie in `_flat`."""
+        return slice(self._ends[number - 1] if number else 0, self._ends[number])
 
 
 @dataclass(frozen=True, slots=True)
