@@ -135,10 +135,13 @@ PartialMatches = Callable[[list[Match]], None]
 def summary(coverage: Coverage) -> str:
     """One line for progress end messages and logs."""
     skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(coverage.skipped_by_reason.items()))
+    # The documentation left out qualifies the snippets counted, not completeness: beside "not complete" it read as
+    # its reason, where a behavior search is incomplete because it judges its shortlist alone.
     return (
         f"{coverage.files} files ({coverage.skipped_files} skipped{': ' + skipped if skipped else ''}), "
-        f"{coverage.snippets} snippets, {coverage.shortlisted} shortlisted, {coverage.judged} judged"
+        f"{coverage.snippets} snippets"
+        + (f" ({coverage.documentation} documentation snippets left out)" if coverage.documentation else "")
+        + f", {coverage.shortlisted} shortlisted, {coverage.judged} judged"
         + (f" ({coverage.remembered} remembered)" if coverage.remembered else "")
         + f", {'complete' if coverage.complete else 'not complete'}"
-        + (f" ({coverage.documentation} documentation snippets left out)" if coverage.documentation else "")
     )

@@ -13,6 +13,7 @@ from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
+from smartsearch_ls.search.result import Coverage, summary
 from tests.conftest import write_tree
 from tests.support.judges import coverage_judge
 
@@ -133,3 +134,10 @@ async def test_finding_nothing_says_the_documentation_was_not_searched(index: Ro
     result = await search(SearchRequest("reject expired session", scopes), coverage_judge(), JudgmentCache())
     assert not result.matches and result.coverage.documentation == 2
     assert any("2 snippets of documentation" in w and "'*.md'" in w for w in result.warnings)
+
+
+def test_the_summary_counts_documentation_left_out_with_the_snippets_not_as_why_a_search_is_incomplete():
+    line = summary(Coverage(files=3, snippets=40, shortlisted=20, judged=20, complete=False, documentation=6))
+    assert line == (
+        "3 files (0 skipped), 40 snippets (6 documentation snippets left out), 20 shortlisted, 20 judged, not complete"
+    )
