@@ -140,7 +140,7 @@ def summary(coverage: Coverage) -> str:
     return (
         f"{coverage.files} files ({coverage.skipped_files} skipped{': ' + skipped if skipped else ''}), "
         f"{coverage.snippets} snippets"
-        + (f" ({coverage.documentation} documentation snippets left out)" if coverage.documentation else "")
+        + (f" (and {coverage.documentation} of documentation, left out)" if coverage.documentation else "")
         + f", {coverage.shortlisted} shortlisted, {coverage.judged} judged"
         + (f" ({coverage.remembered} remembered)" if coverage.remembered else "")
         + f", {'complete' if coverage.complete else 'not complete'}"

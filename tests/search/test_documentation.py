@@ -139,5 +139,5 @@ async def test_finding_nothing_says_the_documentation_was_not_searched(index: Ro
 def test_the_summary_counts_documentation_left_out_with_the_snippets_not_as_why_a_search_is_incomplete():
     line = summary(Coverage(files=3, snippets=40, shortlisted=20, judged=20, complete=False, documentation=6))
     assert line == (
-        "3 files (0 skipped), 40 snippets (6 documentation snippets left out), 20 shortlisted, 20 judged, not complete"
+        "3 files (0 skipped), 40 snippets (and 6 of documentation, left out), 20 shortlisted, 20 judged, not complete"
     )

@@ -15,7 +15,7 @@ from smartsearch_ls.search.request import SearchRequest
 from smartsearch_ls.search.result import SearchResult
 from smartsearch_ls.search.routing import plan
 from smartsearch_ls.search.symbols.imports import parse_imports, parse_jsonc
-from smartsearch_ls.search.symbols.index import SymbolIndex, symbol_index
+from smartsearch_ls.search.symbols.index import SymbolIndex, name_tokens, symbol_index
 from smartsearch_ls.search.symbols.ranking import find_symbols
 from tests.conftest import write_tree
 from tests.search.fixtures.projects import PY_PROJECT, TS_PROJECT
@@ -87,6 +87,16 @@ async def test_an_identifier_is_answered_from_the_symbol_index_without_a_judge(p
     assert cov.searches == ("symbol",) and cov.identifiers == ("GitIndexer",) and cov.complete
     assert cov.symbols == sum(len(e.declarations) for _, e in py.entries()) and cov.files == 11
     assert cov.roots == (str(py.root),)
+
+
+def test_building_the_symbol_index_leaves_the_look_ups_name_cache_alone(py: RootIndex) -> None:
+    """The build splits each name once; a cache it filled would push out what look-ups met, query after query."""
+    name_tokens.cache_clear()
+    index = symbol_index(py)
+    index.sync()
+    assert index.by_name and name_tokens.cache_info().currsize == 0
+    find_symbols([Scope(py)], "Cache.get", 2)
+    assert name_tokens.cache_info().currsize > 0
 
 
 async def test_centrality_breaks_ties_between_same_named_declarations(py: RootIndex) -> None:

@@ -82,6 +82,8 @@ class LocalJudge:
         ]
 
     def _performs_nothing(self, snippet: Snippet) -> bool:
+        # Called on the event loop's thread alone (from `score_shortlist`, with no await in between), so the LRU
+        # needs no lock.
         known = self._inert.get(snippet.key)
         if known is None:
             known = self._inert[snippet.key] = performs_nothing(snippet.path, snippet.text)

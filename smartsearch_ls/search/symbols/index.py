@@ -30,16 +30,20 @@ from smartsearch_ls.search.symbols.imports import ImportRef, Resolution, Resolve
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
+def name_words(name: str) -> tuple[str, ...]:
+    """`parseHTTPResponse` -> (parse, http, response): lower-case words, unstemmed."""
+    return tuple(p.lower() for p in _PARTS.findall(name))
+
+
 NAMES_REMEMBERED = 8_192
-"""Names whose words `name_tokens` keeps: the look-ups' working set. Bounded far above that, it kept every name a
-large root declares once its symbol index was built (bench/README.md), though the build never asks for a name
-twice."""
+"""Names whose words `name_tokens` keeps for the look-ups. Building or updating the index splits each name it meets
+once, with `name_words`, so it neither fills this nor pushes out what look-ups met (bench/README.md)."""
 
 
 @functools.lru_cache(maxsize=NAMES_REMEMBERED)
 def name_tokens(name: str) -> tuple[str, ...]:
-    """`parseHTTPResponse` -> (parse, http, response): lower-case words, unstemmed."""
-    return tuple(p.lower() for p in _PARTS.findall(name))
+    """`name_words`, remembered: the look-ups meet the same names query after query."""
+    return name_words(name)
 
 
 def name_term(name: str) -> str | None:
@@ -167,7 +171,7 @@ class SymbolIndex:
             if paths is None:
                 paths = self.by_name[lower] = {}
                 added.append(lower)
-                for token in set(name_tokens(found[0].name)):
+                for token in set(name_words(found[0].name)):
                     self.by_token.setdefault(token, set()).add(lower)
             paths[path] = tuple(found)
         if added:
@@ -199,7 +203,7 @@ class SymbolIndex:
             del self.by_name[lower]
             self._token_counts.pop(lower, None)
             gone.add(lower)
-            for token in set(name_tokens(declaration.name)):
+            for token in set(name_words(declaration.name)):
                 names = self.by_token.get(token)
                 if names is not None:
                     names.discard(lower)
@@ -303,7 +307,7 @@ class SymbolIndex:
         if found is None:
             paths = self.by_name.get(lower)
             declaration = next(iter(paths.values()))[0] if paths else None
-            found = self._token_counts[lower] = max(len(name_tokens(declaration.name if declaration else lower)), 1)
+            found = self._token_counts[lower] = max(len(name_words(declaration.name if declaration else lower)), 1)
         return found
 
     def joined_names(self) -> str:
