@@ -51,6 +51,10 @@ class FileStamp:
     mtime_ns: int
     ctime_ns: int
 
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileStamp:
+        return cls(info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
 
 @dataclass(frozen=True, slots=True)
 class ReadFile:
@@ -70,7 +74,7 @@ def stamp_of(path: Path) -> FileStamp | None:
         return None
     if not stat.S_ISREG(info.st_mode):  # regular files only: never a symlink, fifo or device
         return None
-    return FileStamp(info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return FileStamp.of(info)
 
 
 def digest_of(data: bytes) -> str:

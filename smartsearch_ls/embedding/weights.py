@@ -7,7 +7,8 @@ persisted vectors only mean something for one exact file, so whatever path the w
 argument, `SMARTSEARCH_LOCAL_MODEL`, or the package's own copy) the bytes are hashed and compared with a pinned
 sha256 before anything loads them. ONNX Runtime then reads the file again by its path (handed the bytes, it keeps
 a second copy of them for the session's life), so the file's identity is recorded as it is hashed (`Weights.stamp`)
-and checked after the load: a file replaced or rewritten in between is refused, not loaded unverified. Nothing
+(`discovery.reading.FileStamp`: size, modification and change time) and checked after the load: a file replaced
+or rewritten in between is refused, not loaded unverified. Nothing
 here touches the network.
 """
 
@@ -18,6 +19,8 @@ import os
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+
+from smartsearch_ls.discovery.reading import FileStamp
 
 MODEL_SHA256 = "ea12facac6f1dbad1da35b471e98d462e57ba6032858c5a5c338f4037b76edba"
 """sha256 of `assets/model.onnx`, the fused int8 file `python -m bench.train.export` makes of the fine-tuned model."""
@@ -39,19 +42,15 @@ class Weights:
     data: bytes
     source: Path
     sha256: str
-    stamp: tuple[int, int, int, int]
-    """The file's device, inode, size and modification time (ns) when these bytes were read from it."""
+    stamp: FileStamp
+    """The file's stamp when these bytes were read from it."""
 
     def unchanged(self) -> bool:
         """Whether `source` is still the file these bytes were read from: a reader of the path since read them."""
         try:
-            return _stamp(os.stat(self.source)) == self.stamp
+            return FileStamp.of(os.stat(self.source)) == self.stamp
         except OSError:
             return False
-
-
-def _stamp(status: os.stat_result) -> tuple[int, int, int, int]:
-    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
 
 
 def default_path() -> Path:
@@ -64,7 +63,7 @@ def resolve_weights(path: str | os.PathLike[str] | None = None) -> Weights:
     source = Path(path if path is not None else os.environ.get(MODEL_ENV) or default_path())
     try:
         with source.open("rb") as file:
-            stamp = _stamp(os.fstat(file.fileno()))
+            stamp = FileStamp.of(os.fstat(file.fileno()))
             data = file.read()
     except OSError as error:
         raise LocalModelUnavailable(

@@ -71,7 +71,7 @@ def test_weights_changed_between_their_check_and_their_load_are_refused(tmp_path
 
     def verified_then_rewritten(path=None):
         verified = verify(path)
-        later = verified.stamp[3] + 10**9
+        later = verified.stamp.mtime_ns + 10**9
         os.utime(copy, ns=(later, later))
         return verified
 

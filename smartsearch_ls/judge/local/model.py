@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 import numpy.typing as npt
@@ -40,7 +39,7 @@ INERT_CEILING = 0.1
 every snippet that does something."""
 
 INERT_MEMORY = 4_096
-"""Snippets whose inertness is remembered (by content key): parsing a candidate's text to find out took about half
+"""Snippets whose inertness each judge remembers: parsing a candidate's text to find out took about half
 of a judgment with cached vectors, and an editor's searches of one root meet the same candidates again."""
 
 PREPARE_CHUNK = 128
@@ -58,8 +57,8 @@ class LocalJudge:
         self.embedder = embedder
         self.cache = cache if cache is not None else EmbeddingCache()
         self._ranker = ranker
-        self._inert: OrderedDict[str, bool] = OrderedDict()
-        """`performs_nothing` of the last `INERT_MEMORY` snippets checked, by content key."""
+        self._performs_nothing: Callable[[Snippet], bool] = lru_cache(maxsize=INERT_MEMORY)(_performs_nothing)
+        """`performs_nothing` of the last `INERT_MEMORY` snippets checked."""
 
     @property
     def ranker(self) -> Ranker:
@@ -80,18 +79,6 @@ class LocalJudge:
             INERT_CEILING if score > INERT_CEILING and self._performs_nothing(e.snippet) else float(score)
             for score, e in zip(scores, shortlist, strict=True)
         ]
-
-    def _performs_nothing(self, snippet: Snippet) -> bool:
-        # Called on the event loop's thread alone (from `score_shortlist`, with no await in between), so the LRU
-        # needs no lock.
-        known = self._inert.get(snippet.key)
-        if known is None:
-            known = self._inert[snippet.key] = performs_nothing(snippet.path, snippet.text)
-            if len(self._inert) > INERT_MEMORY:
-                self._inert.popitem(last=False)
-        else:
-            self._inert.move_to_end(snippet.key)
-        return known
 
     async def factors(
         self, query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float] | None
@@ -197,3 +184,7 @@ def local_judge() -> LocalJudge:
             encoder = load_encoder()
             _loaded.append(LocalJudge(encoder.embedder, cache=encoder.cache))
         return _loaded[0]
+
+
+def _performs_nothing(snippet: Snippet) -> bool:
+    return performs_nothing(snippet.path, snippet.text)
