@@ -17,10 +17,12 @@ the training venv (torch is never a runtime dependency of the product; see `DIR/
    of them (seeded) are asked as a newcomer asks (`as_question`: "where do we return the user's name").
 4. **Training**: pointwise binary cross-entropy (a probability, not only an order: the question model needs to
    know when nothing answers) over the gold, `HARD_NEGATIVES` of the BM25 shortlist and `RANDOM_NEGATIVES`
-   snippet of the same package per query, word embeddings frozen as the bi-encoder's were, 2 torch threads.
-   Seeded throughout, so a run is reproducible.
+   snippet of the same package per query (`--hard`, `--random`) and, with `--altered`, the query's own snippet
+   asked with one word changed to one it lacks (`altering`: a near miss), word embeddings frozen as the
+   bi-encoder's were, 2 torch threads, from base MiniLM or `--start`. Seeded throughout, so a run is reproducible.
 5. **Validation** after each epoch: each validation query's
-   BM25 shortlist with the gold, re-ranked by the logit: MRR@10 against the BM25 order's. Each epoch's encoder is
+   BM25 shortlist with the gold, re-ranked by the logit: MRR@10 against the BM25 order's; and how often its
+   altered question scores below the original on the same snippet. Each epoch's encoder is
    saved as `epoch-N/` (a `BertModel`, which `bench.train.export` exports unchanged) with `head.json`.
 
 `python -m bench.train.export --run DIR` then makes the int8 ONNX file, as for the bi-encoder.
@@ -40,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.train import biencoder
+from bench.train.altering import altered, package_vocabulary
 
 SHORTLIST = 16
 HARD_NEGATIVES = 2
@@ -182,10 +185,19 @@ def validate(model: CrossEncoder, data: dict[str, Any]) -> dict[str, Any]:
     reranked: list[int] = []
     lexical: list[int] = []
     gold_positive = negatives_negative = negatives = 0
+    altered_count = altered_below_gold = altered_below_0 = 0
+    words = vocabularies(data)
     for query in (q for q in data["queries"] if q["split"] == "validation"):
         snippets = data["packages"][query["package"]]["snippets"]
         texts = [pair_text(query["query"], snippets[i]) for i in candidates(query)]
         scores = model.score(texts)
+        chooser = random.Random(f"validation:{query['package']}:{query['gold']}")
+        near = altered(query["query"], snippets[query["gold"]], words[query["package"]], chooser)
+        if near is not None:
+            (near_score,) = model.score([pair_text(near, snippets[query["gold"]])])
+            altered_count += 1
+            altered_below_gold += near_score < scores[0]
+            altered_below_0 += near_score <= 0
         reranked.append(biencoder.first_rank(scores, 0))
         lexical.append(query["lexical_rank"])
         gold_positive += scores[0] > 0
@@ -197,11 +209,26 @@ def validate(model: CrossEncoder, data: dict[str, Any]) -> dict[str, Any]:
         "bm25": biencoder.ranking_figures(lexical),
         "gold_above_0": round(gold_positive / count, 4),
         "negatives_below_0": round(negatives_negative / max(1, negatives), 4),
+        "altered_below_gold": round(altered_below_gold / max(1, altered_count), 4),
+        "altered_below_0": round(altered_below_0 / max(1, altered_count), 4),
     }
 
 
-def batches(data: dict[str, Any], train: list[dict[str, Any]], seed: int, epoch: int, size: int):
-    """The epoch's batches of (pair text, label): per query its gold, hard and random negatives, all seeded."""
+def vocabularies(data: dict[str, Any]) -> dict[str, list[str]]:
+    """Each package's query words, which an altered question draws its changed word from."""
+    by_package: dict[str, list[str]] = {}
+    for query in data["queries"]:
+        by_package.setdefault(query["package"], []).append(query["query"])
+    return {
+        name: package_vocabulary(queries, data["packages"][name]["snippets"]) for name, queries in by_package.items()
+    }
+
+
+def batches(data: dict[str, Any], train: list[dict[str, Any]], seed: int, epoch: int, counts: argparse.Namespace):
+    """The epoch's batches of (pair text, label): per query its gold, `counts.hard` BM25 and `counts.random`
+    random negatives and, with `counts.altered`, its gold asked with one word changed, all seeded."""
+    size = counts.batch
+    vocabularies_ = vocabularies(data)
     order = biencoder.epoch_order(len(train), seed, epoch)
     for start in range(0, len(order), size):
         texts: list[str] = []
@@ -212,15 +239,20 @@ def batches(data: dict[str, Any], train: list[dict[str, Any]], seed: int, epoch:
             key = f"{query['package']}:{query['gold']}"
             question = asked(query["query"], seed, key)
             chooser = random.Random(f"negatives:{seed}:{epoch}:{key}")
-            hard = chooser.sample(query["shortlist"], min(HARD_NEGATIVES, len(query["shortlist"])))
+            hard = chooser.sample(query["shortlist"], min(counts.hard, len(query["shortlist"])))
             taken = {query["gold"], *query["shortlist"]}
             pool = [i for i in range(len(snippets)) if i not in taken]
-            easy = chooser.sample(pool, min(RANDOM_NEGATIVES, len(pool)))
+            easy = chooser.sample(pool, min(counts.random, len(pool)))
             texts.append(pair_text(question, snippets[query["gold"]]))
             labels.append(1.0)
             for index in [*hard, *easy]:
                 texts.append(pair_text(question, snippets[index]))
                 labels.append(0.0)
+            if counts.altered:
+                near = altered(question, snippets[query["gold"]], vocabularies_[query["package"]], chooser)
+                if near is not None:
+                    texts.append(pair_text(near, snippets[query["gold"]]))
+                    labels.append(0.0)
         yield texts, labels
 
 
@@ -236,7 +268,7 @@ def train(args: argparse.Namespace) -> int:
     train_queries = [q for q in data["queries"] if q["split"] == "train"]
     if args.limit:
         train_queries = random.Random(f"limit:{args.seed}").sample(train_queries, min(args.limit, len(train_queries)))
-    model = CrossEncoder(biencoder.base_model_dir())
+    model = CrossEncoder(args.start or biencoder.base_model_dir())
     model.model.embeddings.word_embeddings.weight.requires_grad_(False)
     encoder_parameters = [p for p in model.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(
@@ -258,7 +290,7 @@ def train(args: argparse.Namespace) -> int:
     for epoch in range(args.epochs):
         progress = biencoder.ProgressLog(out)
         model.model.train()
-        for step, (texts, labels) in enumerate(batches(data, train_queries, args.seed, epoch, args.batch), 1):
+        for step, (texts, labels) in enumerate(batches(data, train_queries, args.seed, epoch, args), 1):
             started = time.monotonic()
             loss = torch.nn.functional.binary_cross_entropy_with_logits(model.logits(texts), torch.tensor(labels))
             biencoder.apply_gradients(torch, loss, encoder_parameters, optimizer, scheduler)
@@ -281,17 +313,23 @@ def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
     return {
         **biencoder.schedule(args, train_count),
         "head_lr": HEAD_LEARNING_RATE,
-        "hard_negatives": HARD_NEGATIVES,
-        "random_negatives": RANDOM_NEGATIVES,
+        "hard_negatives": args.hard,
+        "random_negatives": args.random,
         "question_share": QUESTION_SHARE,
         "head_scale": HEAD_SCALE,
         "frozen": "word_embeddings",
+        "altered": args.altered,
+        "start": str(args.start or "base"),
     }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.train.crossencoder", description=__doc__.split("\n")[0])
     biencoder.training_arguments(parser, epochs=EPOCHS, batch=BATCH, lr=LEARNING_RATE)
+    parser.add_argument("--hard", type=int, default=HARD_NEGATIVES, help="BM25 negatives per query")
+    parser.add_argument("--random", type=int, default=RANDOM_NEGATIVES, help="random negatives per query")
+    parser.add_argument("--altered", action="store_true", help="add each query's altered question (a near miss)")
+    parser.add_argument("--start", type=Path, help="the encoder to start from (a BertModel folder; base MiniLM)")
     args = parser.parse_args(argv)
     biencoder.use_project_modules()
     return train(args)
