@@ -224,11 +224,12 @@ def vocabularies(data: dict[str, Any]) -> dict[str, list[str]]:
     }
 
 
-def batches(data: dict[str, Any], train: list[dict[str, Any]], seed: int, epoch: int, counts: argparse.Namespace):
-    """The epoch's batches of (pair text, label): per query its gold, `counts.hard` BM25 and `counts.random`
-    random negatives and, with `counts.altered`, its gold asked with one word changed, all seeded."""
-    size = counts.batch
-    vocabularies_ = vocabularies(data)
+def batches(data: dict[str, Any], train: list[dict[str, Any]], epoch: int, args: argparse.Namespace):
+    """The epoch's batches of `args.batch` queries as (pair text, label): per query its gold, `args.hard` BM25
+    and `args.random` random negatives and, with `args.altered`, its gold asked with one word changed; all
+    seeded by `args.seed`."""
+    seed, size = args.seed, args.batch
+    words = vocabularies(data)
     order = biencoder.epoch_order(len(train), seed, epoch)
     for start in range(0, len(order), size):
         texts: list[str] = []
@@ -239,17 +240,17 @@ def batches(data: dict[str, Any], train: list[dict[str, Any]], seed: int, epoch:
             key = f"{query['package']}:{query['gold']}"
             question = asked(query["query"], seed, key)
             chooser = random.Random(f"negatives:{seed}:{epoch}:{key}")
-            hard = chooser.sample(query["shortlist"], min(counts.hard, len(query["shortlist"])))
+            hard = chooser.sample(query["shortlist"], min(args.hard, len(query["shortlist"])))
             taken = {query["gold"], *query["shortlist"]}
             pool = [i for i in range(len(snippets)) if i not in taken]
-            easy = chooser.sample(pool, min(counts.random, len(pool)))
+            easy = chooser.sample(pool, min(args.random, len(pool)))
             texts.append(pair_text(question, snippets[query["gold"]]))
             labels.append(1.0)
             for index in [*hard, *easy]:
                 texts.append(pair_text(question, snippets[index]))
                 labels.append(0.0)
-            if counts.altered:
-                near = altered(question, snippets[query["gold"]], vocabularies_[query["package"]], chooser)
+            if args.altered:
+                near = altered(question, snippets[query["gold"]], words[query["package"]], chooser)
                 if near is not None:
                     texts.append(pair_text(near, snippets[query["gold"]]))
                     labels.append(0.0)
@@ -290,7 +291,7 @@ def train(args: argparse.Namespace) -> int:
     for epoch in range(args.epochs):
         progress = biencoder.ProgressLog(out)
         model.model.train()
-        for step, (texts, labels) in enumerate(batches(data, train_queries, args.seed, epoch, args), 1):
+        for step, (texts, labels) in enumerate(batches(data, train_queries, epoch, args), 1):
             started = time.monotonic()
             loss = torch.nn.functional.binary_cross_entropy_with_logits(model.logits(texts), torch.tensor(labels))
             biencoder.apply_gradients(torch, loss, encoder_parameters, optimizer, scheduler)
