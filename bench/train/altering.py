@@ -25,13 +25,15 @@ FILLER = frozenset(
 )
 """Words code uses as names too (`all`, `make`), that change how a question reads, not what it asks."""
 
+_SKIPPED = QUERY_STOP_WORDS | FILLER
+
 
 def content_words(text: str) -> list[str]:
     """The plain words of `text` that are not stop words, in order, once each (lower case)."""
     found: dict[str, None] = {}
     for token in text.split():
         word = token.strip(".,;:()'\"`")
-        if _WORD.match(word) and word.lower() not in QUERY_STOP_WORDS | FILLER:
+        if _WORD.match(word) and word.lower() not in _SKIPPED:
             found[word.lower()] = None
     return list(found)
 
