@@ -2,7 +2,7 @@
 
 import random
 
-from bench.train.altering import altered, content_words, package_vocabulary
+from bench.train.altering import altered, content_words, package_vocabulary, vocabularies
 
 
 def test_content_words_skip_stop_words_filler_and_code():
@@ -30,3 +30,20 @@ def test_an_altered_question_asks_a_word_its_answer_lacks():
 def test_no_altered_question_when_every_word_is_in_the_answer():
     answer = "def month_name(hour, minute):\n    return MONTHS[month]"
     assert altered("Returns the month name", answer, ["hour", "minute", "month"], random.Random(0)) is None
+
+
+def test_vocabularies_are_per_package_from_its_own_queries_and_snippets():
+    data = {
+        "queries": [
+            {"package": "cron", "query": "Parse the hour field"},
+            {"package": "csv", "query": "Write one record"},
+        ],
+        "packages": {
+            "cron": {"snippets": [{"text": "def parse(hour): ..."}]},
+            "csv": {"snippets": [{"text": "fn write_record(record) {}"}]},
+        },
+    }
+    assert vocabularies(data, lambda snippet: snippet["text"]) == {
+        "cron": ["hour", "parse"],
+        "csv": ["record", "write"],
+    }

@@ -47,3 +47,15 @@ def test_linear_schedule_warms_up_then_decays_to_zero():
     assert factors[0] == 0.5 and factors[1] == 1.0
     assert factors[2] == 1.0 and factors[-1] == 0.0
     assert all(a >= b for a, b in pairwise(factors[1:]))
+
+
+def test_near_misses_alter_each_row_against_its_own_answer_and_skip_rows_that_cannot_be():
+    questions = ["Parse the cron schedule string", "Parse the cron schedule string", "Return the value"]
+    answers = ["def parse(schedule): ...", "def parse(schedule): ...", "def value(): return hour"]
+    words = [["hour", "weekday"], ["hour", "weekday"], ["hour"]]
+    pairs = biencoder.near_misses(questions, answers, words, ["s:0", "s:0", "s:2"])
+    assert [row for row, _ in pairs] == [0, 1]  # the last row's only replacement is in its answer: no near miss
+    assert pairs[0][1] == pairs[1][1]  # the same seed gives the same near miss
+    for _, near in pairs:
+        changed = set(near.split()) - set(questions[0].split())
+        assert len(changed) == 1 and changed <= {"hour", "weekday"}

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from smartsearch_ls.index.terms import QUERY_STOP_WORDS, distinct_terms, identifier_terms
 
@@ -62,3 +63,15 @@ def altered(query: str, answer: str, vocabulary: list[str], chooser: random.Rand
     replacement = chooser.choice(replacements)
     pattern = re.compile(rf"\b{re.escape(target)}\b", re.IGNORECASE)
     return pattern.sub(replacement, query, count=1)
+
+
+def vocabularies(data: dict[str, Any], text: Callable[[Any], str]) -> dict[str, list[str]]:
+    """Each package's vocabulary (`package_vocabulary`) in a trainer's data (`data["queries"]` with their
+    `package`, `data["packages"][name]["snippets"]`), `text` giving a snippet's text."""
+    by_package: dict[str, list[str]] = {}
+    for query in data["queries"]:
+        by_package.setdefault(query["package"], []).append(query["query"])
+    return {
+        name: package_vocabulary(queries, map(text, data["packages"][name]["snippets"]))
+        for name, queries in by_package.items()
+    }

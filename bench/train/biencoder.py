@@ -12,6 +12,8 @@ dependency of the product; see the report in `DIR/log.jsonl`). Steps, each writt
    query also keeps its wording without the words of its function's name (`bench.train.asking`).
 2. **Training**: in-batch negatives plus `HARD_NEGATIVES` hard negative per query (InfoNCE at `TEMPERATURE`),
    a seeded `--name-dropout` share of each epoch's queries asked without their function's name (default none),
+   with `--altered W` a near-miss term of weight W: each query's snippet must match the query better than the
+   same query with one word changed to one the snippet lacks (`bench.train.altering`),
    queries cut at `QUERY_TOKENS` and snippets at `SNIPPET_TOKENS`, mean pooling under the attention mask and
    L2 normalization as `smartsearch_ls.embedding.encoder` pools. The schedule is fixed by the arguments
    (epochs, batch, seed), so a run stopped and resumed (`--resume`) ends with the weights an unbroken run ends
@@ -19,7 +21,8 @@ dependency of the product; see the report in `DIR/log.jsonl`). Steps, each writt
    A checkpoint (`checkpoint.pt`: weights, optimizer, scheduler, position) is written every `--checkpoint-minutes`
    and at each epoch's end; `--max-minutes` pauses the run (a checkpoint, exit 3) so it fits a session.
 3. **Validation** at the start (the base model) and after each epoch: MRR@10 and recall@10 of the held-out
-   packages' queries against every snippet of their package. Each epoch's weights go to `epoch-N/`; `best.json`
+   packages' queries against every snippet of their package, and the share of them whose altered question
+   matches their snippet less than they do. Each epoch's weights go to `epoch-N/`; `best.json`
    names the epoch with the best validation MRR@10 (early stopping: `--patience` epochs without a gain end it).
 
 `python -m bench.train.export --run DIR` then turns `best.json`'s weights into the int8 ONNX file.
@@ -42,6 +45,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -129,6 +133,21 @@ def pick_negatives(pool: Sequence[int], count: int, seed: int, epoch: int, query
     if len(pool) <= count:
         return list(pool)
     return random.Random(f"negatives:{seed}:{epoch}:{query}").sample(list(pool), count)
+
+
+def near_misses(
+    questions: Sequence[str], answers: Sequence[str], words: Sequence[list[str]], seeds: Sequence[str]
+) -> list[tuple[int, str]]:
+    """`(row, altered question)` for each row whose question can be altered against its answer
+    (`altering.altered`, drawing from that row's package vocabulary `words`, seeded by its `seeds` entry)."""
+    from bench.train.altering import altered  # the product's term splitting: once `use_project_modules` ran
+
+    found = []
+    for row, (question, answer, vocabulary, seed) in enumerate(zip(questions, answers, words, seeds, strict=True)):
+        near = altered(question, answer, vocabulary, random.Random(seed))
+        if near is not None:
+            found.append((row, near))
+    return found
 
 
 def first_rank(scores: Sequence[float], gold: int) -> int:
@@ -390,36 +409,59 @@ class Encoder:
         return vectors
 
 
-def validate(encoder: Encoder, data: dict[str, Any]) -> dict[str, Any]:
-    """MRR@10 and recall@10 of the validation queries against every snippet of their package."""
+def validate(encoder: Encoder, data: dict[str, Any], words: dict[str, list[str]]) -> dict[str, Any]:
+    """MRR@10 and recall@10 of the validation queries against every snippet of their package, and the share of
+    the queries that can be altered (`near_misses`, from `words`) whose altered question matches their gold
+    snippet less than they do."""
     ranks: list[int] = []
     per_package: dict[str, dict[str, float]] = {}
+    altered_count = altered_below = 0
     for name in data["validation_packages"]:
         queries = [q for q in data["queries"] if q["package"] == name]
-        snippets = encoder.embed([s["text"] for s in data["packages"][name]["snippets"]], query=False)
+        texts = [s["text"] for s in data["packages"][name]["snippets"]]
+        snippets = encoder.embed(texts, query=False)
         vectors = encoder.embed([q["query"] for q in queries], query=True)
         scores = (vectors @ snippets.T).tolist()
         package_ranks = [first_rank(row, q["gold"]) for row, q in zip(scores, queries, strict=True)]
         per_package[name] = ranking_figures(package_ranks)
         ranks += package_ranks
-    return {"all": ranking_figures(ranks), "packages": per_package}
+        pairs = near_misses(
+            [q["query"] for q in queries],
+            [texts[q["gold"]] for q in queries],
+            [words[name]] * len(queries),
+            [f"validation:{name}:{q['gold']}" for q in queries],
+        )
+        if pairs:
+            near = encoder.embed([text for _, text in pairs], query=True)
+            for (row, _), vector in zip(pairs, near, strict=True):
+                gold = queries[row]["gold"]
+                altered_below += float(vector @ snippets[gold]) < scores[row][gold]
+            altered_count += len(pairs)
+    return {
+        "all": ranking_figures(ranks),
+        "packages": per_package,
+        "altered_below_gold": round(altered_below / max(1, altered_count), 4),
+    }
 
 
-def info_nce(
-    encoder: Encoder, queries: Sequence[str], columns: Sequence[str], keys: Sequence[int], gold: Sequence[int]
-):
-    """InfoNCE over in-batch snippets: query i's positive is column i; a column holding another query's gold
-    snippet's text, or query i's own gold elsewhere, is masked (it is not a negative for i)."""
-    torch = encoder.torch
-    q = encoder.forward(queries, query=True)
-    c = encoder.forward(columns, query=False)
+def info_nce(torch: Any, q: Any, c: Any, keys: Sequence[int], gold: Sequence[int]):
+    """InfoNCE of query vectors `q` over in-batch snippet vectors `c`: query i's positive is column i; a column
+    holding another query's gold snippet's text, or query i's own gold elsewhere, is masked (it is not a negative
+    for i)."""
     logits = q @ c.T / TEMPERATURE
     key = torch.tensor(keys)
     own = torch.tensor(gold)
     same = key.unsqueeze(0) == own.unsqueeze(1)  # column shows query i's gold snippet
-    same[torch.arange(len(queries)), torch.arange(len(queries))] = False
+    same[torch.arange(len(q)), torch.arange(len(q))] = False
     logits = logits.masked_fill(same, float("-inf"))
-    return torch.nn.functional.cross_entropy(logits, torch.arange(len(queries)))
+    return torch.nn.functional.cross_entropy(logits, torch.arange(len(q)))
+
+
+def near_miss_loss(torch: Any, own: Any, near: Any, answers: Any):
+    """-log P(the snippet's own question | the snippet, between it and its near miss): `own` and `near` are the
+    question vectors, `answers` the snippets', row by row; at `TEMPERATURE`, as InfoNCE."""
+    margin = ((own - near) * answers).sum(-1) / TEMPERATURE
+    return torch.nn.functional.softplus(-margin).mean()
 
 
 def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
@@ -479,6 +521,7 @@ def training_arguments(parser: argparse.ArgumentParser, *, epochs: int, batch: i
 def train(args: argparse.Namespace) -> int:
     import torch
 
+    from bench.train.altering import vocabularies
     from bench.train.asking import asked
 
     torch.set_num_threads(THREADS)
@@ -486,6 +529,7 @@ def train(args: argparse.Namespace) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     data = prepare(out, args.seed)
+    words = vocabularies(data, itemgetter("text"))
     train_queries = [q for q in data["queries"] if q["split"] == "train"]
     if args.limit:
         train_queries = random.Random(f"limit:{args.seed}").sample(train_queries, min(args.limit, len(train_queries)))
@@ -522,7 +566,7 @@ def train(args: argparse.Namespace) -> int:
     elif (out / "log.jsonl").exists():
         (out / "log.jsonl").unlink()
     if not history:
-        figures = validate(encoder, data)
+        figures = validate(encoder, data, words)
         history.append({"epoch": 0, "validation": figures})
         log(out, {"event": "validation", "epoch": 0, "model": "base", **figures})
         log(
@@ -582,7 +626,20 @@ def train(args: argparse.Namespace) -> int:
                 ):
                     columns.append(snippets[index]["text"])
                     keys.append(offsets[q["package"]] + index)
-            loss = info_nce(encoder, texts, columns, keys, gold_keys)
+            q = encoder.forward(texts, query=True)
+            c = encoder.forward(columns, query=False)
+            loss = info_nce(torch, q, c, keys, gold_keys)
+            if args.altered:
+                pairs = near_misses(
+                    texts,
+                    columns[: len(chosen)],
+                    [words[query["package"]] for query in chosen],
+                    [f"altered:{args.seed}:{epoch}:{key}" for key in gold_keys],
+                )
+                if pairs:
+                    rows = [row for row, _ in pairs]
+                    near = encoder.forward([text for _, text in pairs], query=True)
+                    loss = loss + args.altered * near_miss_loss(torch, q[rows], near, c[rows])
             apply_gradients(torch, loss, trainable, optimizer, scheduler)
             step += 1
             now = time.monotonic()
@@ -600,7 +657,7 @@ def train(args: argparse.Namespace) -> int:
         epoch, step = epoch + 1, 0
         target = out / f"epoch-{epoch}"
         encoder.model.save_pretrained(str(target))
-        figures = validate(encoder, data)
+        figures = validate(encoder, data, words)
         history.append({"epoch": epoch, "validation": figures})
         log(out, {"event": "validation", "epoch": epoch, "trained_seconds": round(trained_seconds), **figures})
         best = max(history, key=lambda h: (h["validation"]["all"][f"mrr@{TOP_K}"], -h["epoch"]))
@@ -643,6 +700,7 @@ def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
         "snippet_tokens": SNIPPET_TOKENS,
         "frozen": "word_embeddings",
         **({"name_dropout": args.name_dropout} if args.name_dropout else {}),  # older runs resume as they were
+        **({"altered": args.altered} if args.altered else {}),
     }
 
 
@@ -656,12 +714,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0.0,
         help="share of (epoch, query) pairs asked without the words of the function's name (`bench.train.asking`)",
     )
+    parser.add_argument(
+        "--altered",
+        type=float,
+        default=0.0,
+        help="weight of the near-miss term: each snippet against its question with one word changed (`altering`)",
+    )
     parser.add_argument("--patience", type=int, default=1, help="epochs without a validation gain before stopping")
     parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
     parser.add_argument("--max-minutes", type=float, default=0.0, help="pause (checkpoint, exit 3) after this long")
     args = parser.parse_args(argv)
     if not 0 <= args.name_dropout <= 1:
         parser.error("--name-dropout is a share: between 0 and 1")
+    if args.altered < 0:
+        parser.error("--altered is a weight: 0 or more")
     use_project_modules()
     return train(args)
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.train import biencoder
-from bench.train.altering import altered, package_vocabulary
+from bench.train.altering import altered, vocabularies
 
 SHORTLIST = 16
 HARD_NEGATIVES = 2
@@ -186,7 +186,7 @@ def validate(model: CrossEncoder, data: dict[str, Any]) -> dict[str, Any]:
     lexical: list[int] = []
     gold_positive = negatives_negative = negatives = 0
     altered_count = altered_below_gold = altered_below_0 = 0
-    words = vocabularies(data)
+    words = vocabularies(data, str)
     for query in (q for q in data["queries"] if q["split"] == "validation"):
         snippets = data["packages"][query["package"]]["snippets"]
         texts = [pair_text(query["query"], snippets[i]) for i in candidates(query)]
@@ -214,22 +214,12 @@ def validate(model: CrossEncoder, data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def vocabularies(data: dict[str, Any]) -> dict[str, list[str]]:
-    """Each package's query words, which an altered question draws its changed word from."""
-    by_package: dict[str, list[str]] = {}
-    for query in data["queries"]:
-        by_package.setdefault(query["package"], []).append(query["query"])
-    return {
-        name: package_vocabulary(queries, data["packages"][name]["snippets"]) for name, queries in by_package.items()
-    }
-
-
 def batches(data: dict[str, Any], train: list[dict[str, Any]], epoch: int, args: argparse.Namespace):
     """The epoch's batches of `args.batch` queries as (pair text, label): per query its gold, `args.hard` BM25
     and `args.random` random negatives and, with `args.altered`, its gold asked with one word changed; all
     seeded by `args.seed`."""
     seed, size = args.seed, args.batch
-    words = vocabularies(data)
+    words = vocabularies(data, str)
     order = biencoder.epoch_order(len(train), seed, epoch)
     for start in range(0, len(order), size):
         texts: list[str] = []

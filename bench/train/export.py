@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -339,6 +340,8 @@ def from_checkpoint(run: Path) -> tuple[Path, dict[str, Any]]:
     development part."""
     import torch
 
+    from bench.train.altering import vocabularies
+
     state = torch.load(run / "checkpoint.pt", weights_only=False)
     data = json.loads((run / "data.json").read_text())
     steps_per_epoch = -(-state["config"]["train_queries"] // state["config"]["batch"])
@@ -347,7 +350,7 @@ def from_checkpoint(run: Path) -> tuple[Path, dict[str, Any]]:
     encoder = biencoder.Encoder(biencoder.base_model_dir())
     encoder.model.load_state_dict(state["model"])
     encoder.model.save_pretrained(str(target))
-    validation = biencoder.validate(encoder, data)
+    validation = biencoder.validate(encoder, data, vocabularies(data, itemgetter("text")))
     record = {
         "step": step,
         "of": steps_per_epoch * state["config"]["epochs"],
