@@ -8,7 +8,7 @@ labeled relevant when it overlaps a gold span. Rows are cached per set in `bench
 features, labels, question numbers and spans), so fitting and the ablations replay them without the engine.
 
     .venv/bin/python -m bench.ranker.collect --set development [--set crossed] [--set held-out] [--set train]
-        [--set near-misses] [--set summaries]
+        [--set near-misses] [--set summaries] [--set newcomer]
 
 `--model FILE --tag NAME` collects the same rows with a candidate embedding model instead of the shipped one (a
 file already in the product's fast form, as `bench.train.export` writes `fused-int8/model.onnx`), its vectors in
@@ -50,6 +50,9 @@ CACHE = REPO / "bench" / "out" / "cache"
 CANDIDATES = 128
 TRAIN_QUERIES = CORPORA_DIR / "train" / "queries.jsonl"
 """Docstring summaries over stripped packages (`python -m bench.train corpus`)."""
+NEWCOMER = REPO / "bench" / "train" / "newcomer"
+"""Questions about the training packages worded as a newcomer asks, answers and absent behaviors, written and checked
+by reading their stripped code (one `<package>.jsonl` each; bench/train/README.md)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,8 @@ def set_cases(name: str) -> list[metrics.QueryCase]:
         return metrics.load_cases(TRAIN_QUERIES)
     if name == "summaries":
         return summaries()
+    if name == "newcomer":
+        return metrics.load_cases(NEWCOMER)
     if name == "crossed":
         return crossed(behavior_cases("development"))
     if name == "near-misses":
@@ -167,7 +172,7 @@ def main() -> None:
         "--set",
         action="append",
         required=True,
-        choices=("development", "held-out", "crossed", "near-misses", "train", "summaries"),
+        choices=("development", "held-out", "crossed", "near-misses", "train", "summaries", "newcomer"),
     )
     parser.add_argument("--model", type=Path, help="a candidate embedding model (fused int8 ONNX) to use instead")
     parser.add_argument("--tag", help="name of the rows collected with --model")

@@ -1,11 +1,6 @@
 """The committed behavior set and near misses: well formed always, and the set's gold spans checked against the
-corpora when prepared.
+corpora when prepared (`bench.tests.spans`)."""
 
-The span check is what keeps hand-written line numbers honest: each gold span must start on a declaration (or a
-decorator, an attribute, a doc comment, an object member, or line 1 for a whole file) and end inside the file.
-"""
-
-import re
 from collections import Counter
 from pathlib import PurePosixPath
 
@@ -14,12 +9,9 @@ import pytest
 from bench import corpora
 from bench.quality.metrics import load_cases
 from bench.quality.sets import BEHAVIOR_DIR, DEVELOPMENT, HELD_OUT, PARTS, behavior_cases, corpus_file, near_miss_cases
+from bench.tests.spans import check_gold_spans
 from tests.support.prerequisites import require
 
-DECLARATION_START = re.compile(
-    r"^\s*(@|def |async def |class |module |export |function |const |let |var |/\*\*|///|//|#\[|# |#$|import "
-    r"|func |type |fn |pub |impl\b|struct |enum |trait |static |async |get |set |[\w$.]+\s*[=(]|[\w$]+\s*:)"
-)
 LANGUAGES = {".py": "Python", ".ts": "TypeScript", ".js": "JavaScript", ".go": "Go", ".rs": "Rust", ".rb": "Ruby"}
 
 
@@ -47,12 +39,7 @@ def test_set_size_and_shape():
 def test_gold_spans_match_the_corpus(corpus):
     if not corpora.is_prepared(corpora.CORPORA[corpus]):
         require("corpus not prepared: python -m bench prepare --quality")
-    root = corpora.CORPORA[corpus].root
-    for case in load_cases(corpus_file(corpus)):
-        for path, start, end in case.gold:
-            lines = (root / path).read_text(encoding="utf-8").split("\n")
-            assert end <= len(lines), (case.query, path)
-            assert start == 1 or DECLARATION_START.match(lines[start - 1]), (case.query, path, lines[start - 1])
+    check_gold_spans(corpora.CORPORA[corpus].root, load_cases(corpus_file(corpus)))
 
 
 def test_near_misses_are_negatives_of_the_development_projects_only():

@@ -1,0 +1,26 @@
+"""Hand-written gold spans checked against the code they name, for every question set written by reading code.
+
+What keeps hand-written line numbers honest: each gold span must start on a declaration (or a decorator, an
+attribute, a doc comment, an object member, a generic TypeScript method, or line 1 for a whole file) and end inside
+the file.
+"""
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from bench.quality.metrics import QueryCase
+
+DECLARATION_START = re.compile(
+    r"^\s*(@|def |async def |class |module |export |function |const |let |var |/\*\*|///|//|#\[|# |#$|import "
+    r"|func |type |fn |pub |impl\b|struct |enum |trait |static |async |get |set |[\w$.]+\s*(?:<.*>\s*)?[=(]|[\w$]+\s*:)"
+)
+
+
+def check_gold_spans(root: Path, cases: Iterable[QueryCase]) -> None:
+    """Assert that every gold span of `cases` starts on a declaration of its file under `root` and ends inside it."""
+    for case in cases:
+        for path, start, end in case.gold:
+            lines = (root / path).read_text(encoding="utf-8").split("\n")
+            assert end <= len(lines), (case.query, path)
+            assert start == 1 or DECLARATION_START.match(lines[start - 1]), (case.query, path, lines[start - 1])

@@ -1,0 +1,47 @@
+"""The newcomer-worded questions about the training packages: well formed always, worded without the code's names,
+and their gold spans checked against the stripped trees when the training corpus is built."""
+
+import re
+
+import pytest
+
+from bench.quality.metrics import load_cases
+from bench.ranker.collect import NEWCOMER
+from bench.tests.spans import check_gold_spans
+from bench.train import pins
+from bench.train.biencoder import TRAIN_ROOT
+from tests.support.prerequisites import require
+
+FILES = sorted(NEWCOMER.glob("*.jsonl"))
+CODE_LIKE = re.compile(r"[`_{}\[\]<>=]|\w\(|\b[a-z]+[A-Z][a-z]|::")
+"""Backticks, snake_case, brackets, calls, camelCase: a name or code, which a newcomer's question does not hold."""
+
+
+def test_every_file_is_one_pinned_package_with_answers_and_absent_behaviors():
+    names = {pin.name for pin in pins.PINS}
+    assert FILES
+    queries = []
+    for path in FILES:
+        cases = load_cases(path)
+        assert path.stem in names, path
+        assert {case.corpus for case in cases} == {f"train/{path.stem}"}, path
+        assert sum(case.negative for case in cases) >= 3 and sum(not case.negative for case in cases) >= 8, path
+        for case in cases:
+            for span_path, start, end in case.gold:
+                assert not span_path.startswith("/") and 1 <= start <= end, case.query
+        queries += [case.query for case in cases]
+    assert len(queries) == len(set(queries)), "duplicate question"
+
+
+def test_questions_hold_no_code_or_names():
+    for path in FILES:
+        for case in load_cases(path):
+            assert not CODE_LIKE.search(case.query), (path.name, case.query)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
+def test_gold_spans_match_the_stripped_tree(path):
+    root = TRAIN_ROOT / path.stem
+    if not root.is_dir():
+        require(f"training package not built: python -m bench.train corpus --only {path.stem}")
+    check_gold_spans(root, load_cases(path))
