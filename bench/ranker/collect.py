@@ -24,7 +24,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +52,9 @@ TRAIN_QUERIES = CORPORA_DIR / "train" / "queries.jsonl"
 """Docstring summaries over stripped packages (`python -m bench.train corpus`)."""
 NEWCOMER = REPO / "bench" / "train" / "newcomer"
 """Questions about the training packages worded as a newcomer asks, answers and absent behaviors, written and checked
-by reading their stripped code (one `<package>.jsonl` each; bench/train/README.md)."""
+by reading their stripped code (one `<package>.jsonl` each; bench/train/README.md). They are asked of the packages'
+sources with their comments (`train-source/<package>`, the same lines), as a user's project holds its code: the
+judge weighs what comments say, and a stripped tree says nothing."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,10 @@ def set_cases(name: str) -> list[metrics.QueryCase]:
     if name == "summaries":
         return summaries()
     if name == "newcomer":
-        return metrics.load_cases(NEWCOMER)
+        return [
+            replace(case, corpus=case.corpus.replace("train/", "train-source/", 1))
+            for case in metrics.load_cases(NEWCOMER)
+        ]
     if name == "crossed":
         return crossed(behavior_cases("development"))
     if name == "near-misses":

@@ -1,5 +1,6 @@
 """The newcomer-worded questions about the training packages: well formed always, worded without the code's names,
-and their gold spans checked against the stripped trees when the training corpus is built."""
+and their gold spans checked against the packages' sources (the tree they are asked of) and their stripped trees
+(the one they were written from: the same lines) when the training corpus is built."""
 
 import re
 
@@ -9,7 +10,7 @@ from bench.quality.metrics import load_cases
 from bench.ranker.collect import NEWCOMER
 from bench.tests.spans import check_gold_spans
 from bench.train import pins
-from bench.train.biencoder import TRAIN_ROOT
+from bench.train.build import SOURCE_DIR, TRAIN_DIR
 from tests.support.prerequisites import require
 
 FILES = sorted(NEWCOMER.glob("*.jsonl"))
@@ -40,8 +41,8 @@ def test_questions_hold_no_code_or_names():
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
-def test_gold_spans_match_the_stripped_tree(path):
-    root = TRAIN_ROOT / path.stem
-    if not root.is_dir():
-        require(f"training package not built: python -m bench.train corpus --only {path.stem}")
-    check_gold_spans(root, load_cases(path))
+def test_gold_spans_match_the_package_sources_and_stripped_tree(path):
+    for root in (SOURCE_DIR / path.stem, TRAIN_DIR / path.stem):
+        if not root.is_dir():
+            require(f"training package not built: python -m bench.train corpus --only {path.stem}")
+        check_gold_spans(root, load_cases(path))

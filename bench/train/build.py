@@ -45,6 +45,10 @@ TRAIN_DIR = CORPORA_DIR / "train"
 PARTS_DIR = TRAIN_DIR / ".parts"
 """Outside every package's tree, so a search of `train/<name>` never sees it."""
 QUERIES_PATH = TRAIN_DIR / "queries.jsonl"
+SOURCE_DIR = CORPORA_DIR / "train-source"
+"""The same library files as `train/<name>/` with their comments and docstrings, as a project holds them: what a
+question asked of real code is asked of (`bench/train/newcomer/`), each line at the number it has in the stripped
+tree."""
 
 DEFAULT_CAP = 150
 DEFAULT_SEED = 0
@@ -249,14 +253,16 @@ def _stamp(pin: Pin, cap: int, seed: int) -> dict[str, object]:
 
 
 def build_package(pin: Pin, cap: int, seed: int, log: Callable[[str], None] = print) -> Row:
-    """Fetch, strip and sample one package into `train/<name>/` and its part file."""
+    """Fetch, strip and sample one package into `train/<name>/` (its library files as they are into
+    `train-source/<name>/`) and its part file."""
     project = excluded_by(pin.name, pin.source.name, pin.source.top)
     if project is not None:
         raise ValueError(f"{pin.name} is the excluded project {project}")
     archive = fetch(pin.source, log)
-    tree = TRAIN_DIR / pin.name
-    if tree.exists():
-        shutil.rmtree(tree)
+    tree, source = TRAIN_DIR / pin.name, SOURCE_DIR / pin.name
+    for folder in (tree, source):
+        if folder.exists():
+            shutil.rmtree(folder)
     files = refused = snippets = documented = 0
     candidates: list[Query] = []
     TRAIN_DIR.mkdir(parents=True, exist_ok=True)
@@ -278,9 +284,10 @@ def build_package(pin: Pin, cap: int, seed: int, log: Callable[[str], None] = pr
             except (ValueError, SyntaxError, RecursionError, tokenize.TokenError):
                 refused += 1
                 continue
-            target = tree / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(result.stripped, encoding="utf-8")
+            for folder, content in ((tree, result.stripped), (source, text)):
+                target = folder / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(content, encoding="utf-8")
             files += 1
             snippets += result.snippets
             documented += result.documented
