@@ -13,7 +13,8 @@ from bench.quality.metrics import QueryCase
 
 DECLARATION_START = re.compile(
     r"^\s*(@|def |async def |class |module |export |function |const |let |var |/\*\*|///|//|#\[|# |#$|import "
-    r"|func |type |fn |pub |impl\b|struct |enum |trait |static |async |get |set |[\w$.]+\s*(?:<.*>\s*)?[=(]|[\w$]+\s*:)"
+    r"|func |type |fn |pub |impl\b|struct |enum |trait |static |async |get |set "
+    r"|[\w$.]+\s*(?:<[^()]*>\s*)?[=(]|[\w$]+\s*:)"
 )
 
 

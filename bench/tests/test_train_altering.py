@@ -40,7 +40,7 @@ def test_vocabularies_are_per_package_from_its_own_queries_and_snippets():
         ],
         "packages": {
             "cron": {"snippets": [{"text": "def parse(hour): ..."}]},
-            "csv": {"snippets": [{"text": "fn write_record(record) {}"}]},
+            "csv": {"snippets": [{"text": "fn write_record(record, hour) {}"}]},
         },
     }
     assert vocabularies(data, lambda snippet: snippet["text"]) == {

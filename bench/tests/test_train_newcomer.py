@@ -1,6 +1,7 @@
-"""The newcomer-worded questions about the training packages: well formed always, worded without the code's names,
-and their gold spans checked against the packages' sources (the tree they are asked of) and their stripped trees
-(the one they were written from: the same lines) when the training corpus is built."""
+"""The newcomer-worded questions about the training packages: well formed always, holding no code (that they avoid
+the code's names in plain words too was checked by reading them), and their gold spans checked against the packages'
+sources (the tree they are asked of) and their stripped trees (the one they were written from: the same lines) when
+the training corpus is built."""
 
 import re
 
@@ -34,7 +35,7 @@ def test_every_file_is_one_pinned_package_with_answers_and_absent_behaviors():
     assert len(queries) == len(set(queries)), "duplicate question"
 
 
-def test_questions_hold_no_code_or_names():
+def test_questions_hold_no_code():
     for path in FILES:
         for case in load_cases(path):
             assert not CODE_LIKE.search(case.query), (path.name, case.query)

@@ -428,7 +428,7 @@ def validate(encoder: Encoder, data: dict[str, Any], words: dict[str, list[str]]
         pairs = near_misses(
             [q["query"] for q in queries],
             [texts[q["gold"]] for q in queries],
-            [words[name]] * len(queries),
+            [words.get(name, [])] * len(queries),
             [f"validation:{name}:{q['gold']}" for q in queries],
         )
         if pairs:
@@ -444,7 +444,7 @@ def validate(encoder: Encoder, data: dict[str, Any], words: dict[str, list[str]]
     }
 
 
-def info_nce(torch: Any, q: Any, c: Any, keys: Sequence[int], gold: Sequence[int]):
+def info_nce(torch: Any, q: Any, c: Any, keys: Sequence[int], gold: Sequence[int]) -> Any:
     """InfoNCE of query vectors `q` over in-batch snippet vectors `c`: query i's positive is column i; a column
     holding another query's gold snippet's text, or query i's own gold elsewhere, is masked (it is not a negative
     for i)."""
@@ -457,7 +457,7 @@ def info_nce(torch: Any, q: Any, c: Any, keys: Sequence[int], gold: Sequence[int
     return torch.nn.functional.cross_entropy(logits, torch.arange(len(q)))
 
 
-def near_miss_loss(torch: Any, own: Any, near: Any, answers: Any):
+def near_miss_loss(torch: Any, own: Any, near: Any, answers: Any) -> Any:
     """-log P(the snippet's own question | the snippet, between it and its near miss): `own` and `near` are the
     question vectors, `answers` the snippets', row by row; at `TEMPERATURE`, as InfoNCE."""
     margin = ((own - near) * answers).sum(-1) / TEMPERATURE
@@ -626,9 +626,9 @@ def train(args: argparse.Namespace) -> int:
                 ):
                     columns.append(snippets[index]["text"])
                     keys.append(offsets[q["package"]] + index)
-            q = encoder.forward(texts, query=True)
-            c = encoder.forward(columns, query=False)
-            loss = info_nce(torch, q, c, keys, gold_keys)
+            asked_vectors = encoder.forward(texts, query=True)
+            column_vectors = encoder.forward(columns, query=False)
+            loss = info_nce(torch, asked_vectors, column_vectors, keys, gold_keys)
             if args.altered:
                 pairs = near_misses(
                     texts,
@@ -639,7 +639,8 @@ def train(args: argparse.Namespace) -> int:
                 if pairs:
                     rows = [row for row, _ in pairs]
                     near = encoder.forward([text for _, text in pairs], query=True)
-                    loss = loss + args.altered * near_miss_loss(torch, q[rows], near, c[rows])
+                    near_miss = near_miss_loss(torch, asked_vectors[rows], near, column_vectors[rows])
+                    loss = loss + args.altered * near_miss
             apply_gradients(torch, loss, trainable, optimizer, scheduler)
             step += 1
             now = time.monotonic()

@@ -1,5 +1,5 @@
 """Build the training corpus: fetch each pinned package, keep its library sources with every comment and docstring
-blanked, and turn each documented function into a (query, gold snippet) line.
+blanked (and, beside them, as they are), and turn each documented function into a (query, gold snippet) line.
 
 Why the gold is the engine's own snippet: the model is trained to score what the engine will show it, so the
 answer to a query is the snippet `chunk_file` cuts around the function in the stripped file (the function
