@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smartsearch_ls.discovery.errors import DiscoveryError
+from smartsearch_ls.heap import release_free_memory
 from smartsearch_ls.index.bulk import BuildStopped
 from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.root_index import Progress as IndexProgress
@@ -50,6 +51,10 @@ EMBED_BATCH = 8
 EMBED_REPORT_SECONDS = 1.0
 """Background embedding is reported (and its total re-counted) at most this often, not after every batch: a
 45k-snippet root was ~5,500 `$/progress` notifications, each after a walk of every snippet."""
+
+EMBED_RELEASE_SECONDS = 5.0
+"""How often background embedding gives the memory it freed back to the system (`heap`): each batch leaves its
+token lists and arrays behind, and their pages would otherwise stay resident for the life of the server."""
 
 EmbeddingProgress = Callable[[Path, int, int, bool], None]
 """Called on the event loop with (root, snippets embedded, snippets in all, finished)."""
@@ -192,6 +197,8 @@ class Folders:
                 # search (`bench.engine --corpus large` measures the update with the heap frozen).
                 # Dropping folders (`remove`, or new settings that replace them all) unfreezes it again.
                 gc.freeze()
+                # Loading or building it freed far more than it keeps (`heap`).
+                await asyncio.to_thread(release_free_memory)
                 if self.semantic:
                     folder.dense = await asyncio.to_thread(DenseIndex.for_root, index)
                 folder.error = None
@@ -257,6 +264,7 @@ class Folders:
                 return  # no weights: the shortlist stays lexical, and coverage says so
             loop = asyncio.get_running_loop()
             reported = -EMBED_REPORT_SECONDS  # the first batch is reported at once: it begins the progress
+            released = loop.time()
             while True:
                 await self._idle.wait()
                 if not await asyncio.to_thread(dense.embed_pending, EMBED_BATCH):
@@ -269,8 +277,12 @@ class Folders:
                     embedded, total = await asyncio.to_thread(dense.progress)
                     if self.embedding_progress is not None:
                         self.embedding_progress(root, embedded, total, False)
+                if loop.time() - released >= EMBED_RELEASE_SECONDS:
+                    released = loop.time()
+                    await asyncio.to_thread(release_free_memory)
             embedded, total = await asyncio.to_thread(dense.progress)
             await asyncio.to_thread(dense.persist)
+            await asyncio.to_thread(release_free_memory)
             log.info("embeddings ready for %s: %d of %d snippets", root, embedded, total)
         except Exception:  # the dense side is an optimisation: losing it must never hurt the server
             log.exception("embedding %s failed; the shortlist stays lexical", root)
