@@ -4,9 +4,10 @@ glibc's allocator keeps the pages of freed allocations inside its heaps for late
 from the top of a heap. A server that loads or builds an index, or embeds a folder in the background, frees far more
 than it keeps of what is too large for Python's own small-object pools (arrays, token lists, the bytes of files and
 of a persisted index), and those pages stay resident among the objects that survive: the process looks as large as
-its busiest moment, for the rest of its life. `malloc_trim(0)` returns every free page inside every heap; on a heap
-of a few hundred MB it takes about a millisecond, so the server can call it after each stage and every few seconds
-of background work. Where the C library is not glibc (macOS, musl) there is nothing to call and this does nothing.
+its busiest moment, for the rest of its life. `malloc_trim(0)` returns every free page inside every heap, cheaply
+next to the work it follows (bench/README.md has the figures), so the server calls it after each stage and every few
+seconds of background work. Where the C library is not glibc (macOS, musl) there is nothing to call and this does
+nothing.
 """
 
 from __future__ import annotations
