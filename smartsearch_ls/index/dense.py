@@ -327,8 +327,8 @@ class DenseIndex:
         with self._lock:
             suffixes = tuple(reading.key("") for reading in self._readings)
             read = np.fromiter((key.endswith(suffixes) for key in keys), dtype=bool, count=len(keys))
-            self._code.adopt([key for key, r in zip(keys, read, strict=True) if not r], matrix[~read])
-            self._read.adopt([key for key, r in zip(keys, read, strict=True) if r], matrix[read])
+            self._code.adopt([key for key, r in zip(keys, read, strict=True) if not r], matrix, np.flatnonzero(~read))
+            self._read.adopt([key for key, r in zip(keys, read, strict=True) if r], matrix, np.flatnonzero(read))
             self._doc_rows[:] = NO_ROW
             for reading in self._readings:
                 reading.nothing = set(payload.get(reading.kind.persisted_as, []))
@@ -349,9 +349,11 @@ class DenseIndex:
                 return True
             self._sync()
             self._collect()
-            code_keys, code_rows = self._code.persisted()
-            read_keys, read_rows = self._read.persisted()
-            keys, matrix = code_keys + read_keys, np.concatenate([code_rows, read_rows])
+            code_keys, read_keys = self._code.held(), self._read.held()
+            matrix = np.empty((len(code_keys) + len(read_keys), DIMENSIONS), dtype=np.float16)
+            self._code.persist_into(code_keys, matrix[: len(code_keys)])
+            self._read.persist_into(read_keys, matrix[len(code_keys) :])
+            keys = code_keys + read_keys
             nothing = {reading.kind.persisted_as: sorted(reading.nothing) for reading in self._readings}
             self._unpersisted = False
         payload = {

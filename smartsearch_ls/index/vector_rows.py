@@ -47,17 +47,21 @@ class VectorRows:
         for key in [key for key in self.row_of if key not in live]:
             self._free.append(self.row_of.pop(key))
 
-    def adopt(self, keys: Sequence[str], matrix: npt.NDArray[np.floating]) -> None:
-        """Hold exactly these vectors, row `i` being `keys[i]`'s."""
-        self.matrix = matrix.astype(self.matrix.dtype, copy=False)
+    def adopt(self, keys: Sequence[str], source: npt.NDArray[np.floating], rows: npt.NDArray[np.intp]) -> None:
+        """Hold exactly these vectors: `keys[i]`'s is row `rows[i]` of `source`."""
+        self.matrix = np.empty((len(rows), DIMENSIONS), dtype=self.matrix.dtype)
+        _copy_rows(source, rows, self.matrix)
         self.used = len(keys)
         self.row_of = {key: row for row, key in enumerate(keys)}
         self._free = []
 
-    def persisted(self) -> tuple[list[str], npt.NDArray[np.float16]]:
-        """Every held key and its vector, as float16 rows in the keys' order."""
-        keys = list(self.row_of)
-        return keys, self.matrix[[self.row_of[key] for key in keys]].astype(np.float16)
+    def held(self) -> list[str]:
+        """Every held key."""
+        return list(self.row_of)
+
+    def persist_into(self, keys: Sequence[str], out: npt.NDArray[np.float16]) -> None:
+        """Write the rows of `keys` (all held), in order, into `out` as float16, as they are persisted."""
+        _copy_rows(self.matrix, np.fromiter((self.row_of[key] for key in keys), np.intp, len(keys)), out)
 
     def _new_row(self) -> int:
         if self.used == len(self.matrix):
@@ -66,3 +70,14 @@ class VectorRows:
             self.matrix = grown
         self.used += 1
         return self.used - 1
+
+
+COPY_CHUNK = 1024
+"""Rows gathered at a time between matrices: gathering all of them at once makes a whole copy in the source's dtype
+before the cast, as large as the rows themselves, at the moment a persist or a load already holds them twice."""
+
+
+def _copy_rows(source: npt.NDArray[np.floating], rows: npt.NDArray[np.intp], out: npt.NDArray[np.floating]) -> None:
+    """`out[i] = source[rows[i]]`, cast to `out`'s dtype, a chunk of rows at a time."""
+    for start in range(0, len(rows), COPY_CHUNK):
+        out[start : start + COPY_CHUNK] = source[rows[start : start + COPY_CHUNK]]

@@ -30,7 +30,7 @@ def test_saving_streams_into_the_file_instead_of_pickling_a_copy_in_memory(tmp_p
     assert store.load(path) == payload
 
 
-def test_loading_holds_the_file_once_beside_what_it_unpickles(tmp_path: Path) -> None:
+def test_loading_unpickles_from_the_file_without_holding_its_bytes(tmp_path: Path) -> None:
     path = store.index_path(tmp_path, tmp_path / "root")
     size = 20_000_000
     store.save(path, {"blob": bytes(size)})
@@ -41,7 +41,7 @@ def test_loading_holds_the_file_once_beside_what_it_unpickles(tmp_path: Path) ->
     finally:
         tracemalloc.stop()
     assert loaded is not None and len(loaded["blob"]) == size
-    assert peak < 2.3 * size, peak / size  # the file's bytes and the payload; no copies of the file's body
+    assert peak < 1.3 * size, peak / size  # the payload and a chunk read for the checksum; not the file's bytes too
 
 
 def test_truncated_or_corrupted_files_are_a_miss(tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -45,10 +47,12 @@ def test_rows_survive_growth_release_and_adoption_into_either_dtype(into: type[n
     for i in range(1500):  # past the first allocation
         rows.store(f"k{i}", unit(i))
     rows.release({f"k{i}" for i in range(0, 1500, 2)})
-    keys, matrix = rows.persisted()
-    assert matrix.dtype == np.float16 and matrix.shape == (750, DIMENSIONS)
+    keys = rows.held()
+    matrix = np.empty((len(keys) + 2, DIMENSIONS), dtype=np.float16)  # persisted beside other rows, here two
+    rows.persist_into(keys, matrix[2:])
+    assert len(keys) == 750
     adopted = VectorRows(into)
-    adopted.adopt(keys, matrix)
+    adopted.adopt(keys, matrix, np.arange(2, 752))
     assert adopted.matrix.dtype == into and adopted.used == 750
     for i in (0, 700, 1498):
         assert np.array_equal(adopted.vector(f"k{i}"), f16(unit(i)))  # type: ignore[arg-type]
@@ -60,3 +64,26 @@ def test_a_store_whose_rows_are_all_released_holds_nothing() -> None:
     rows.store("a", unit(1))
     rows.release(set())
     assert not rows.holds_any()
+
+
+def test_persisting_and_adopting_rows_copy_them_without_a_whole_intermediate_copy() -> None:
+    rows = VectorRows(np.float32)
+    count = 20_000  # 30 MB of float32 rows
+    for i in range(count):
+        rows.store(f"k{i}", unit(i % 50))
+    keys = rows.held()
+    out = np.empty((count, DIMENSIONS), dtype=np.float16)
+    adopted = VectorRows(np.float32)
+    tracemalloc.start()
+    try:
+        rows.persist_into(keys, out)
+        _, persisting = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        adopted.adopt(keys, out, np.arange(count))
+        held, adopting = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    size = count * DIMENSIONS * 4
+    assert persisting < 0.1 * size, persisting  # chunks of rows, not a float32 copy of all of them
+    assert adopting < held + 0.1 * size, (adopting, held)  # the adopted rows, not a copy of them first
+    assert np.array_equal(adopted.vector("k123"), f16(unit(123 % 50)))  # type: ignore[arg-type]
