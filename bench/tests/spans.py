@@ -1,8 +1,8 @@
 """Hand-written gold spans checked against the code they name, for every question set written by reading code.
 
 What keeps hand-written line numbers honest: each gold span must start on a declaration (or a decorator, an
-attribute, a doc comment, an object member, a generic TypeScript method, or line 1 for a whole file) and end inside
-the file.
+attribute, a doc comment, an object member, a generic TypeScript method, a modifier such as `public` or `unsafe`, or
+line 1 for a whole file) and end inside the file.
 """
 
 import re
@@ -13,7 +13,7 @@ from bench.quality.metrics import QueryCase
 
 DECLARATION_START = re.compile(
     r"^\s*(@|def |async def |class |module |export |function |const |let |var |/\*\*|///|//|#\[|# |#$|import "
-    r"|func |type |fn |pub |impl\b|struct |enum |trait |static |async |get |set "
+    r"|func |type |fn |pub |impl\b|struct |enum |trait |static |async |get |set |unsafe |public |private |protected "
     r"|[\w$.]+\s*(?:<[^()]*>\s*)?[=(]|[\w$]+\s*:)"
 )
 
