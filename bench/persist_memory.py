@@ -1,10 +1,11 @@
-"""What persisting and loading a fully embedded root costs in memory at its peak, without running the model.
+"""What persisting and loading a fully embedded root costs in memory at its peak, without embedding anything.
 
 A server that has embedded a whole root holds its vectors once; saving them (`DenseIndex.persist`, at the end of
 background embedding) and loading them (a restart) briefly hold more, and on `large` those moments, not the
 embedding, set the server's peak. Embedding all of `large` takes a quarter of an hour, so here every snippet gets
 a seeded random unit vector instead, and each reading one for `READ_SHARE` of the snippets (about what `large`'s
-comments and long snippets give), handed over as the judge hands its vectors to the index.
+comments and long snippets give), handed over as the judge hands its vectors to the index (the model is loaded for
+its cache, before anything is measured, but never run).
 
 `python -m bench.persist_memory [--corpus large]` (after `python -m bench prepare`) prints, for the root index's
 file and the vectors' file, how far resident memory rose above where it stood before each step (`VmHWM`, reset
@@ -66,7 +67,8 @@ def embed_at_random(index: RootIndex, dense: DenseIndex, seed: int = 0) -> None:
             for kind in READINGS:
                 vectors[kind.key(key)] = vectors[key] if chooser.random() < READ_SHARE else np.zeros(0, np.float32)
         cache.update(vectors)
-        dense.embed(docs, compute=False)
+        if dense.embed(docs, compute=False) != len(docs):
+            raise RuntimeError("the judge's cache dropped vectors before the index took them: hand fewer at once")
 
 
 def main() -> None:

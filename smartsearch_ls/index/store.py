@@ -121,6 +121,7 @@ def load(path: Path, *, version: int = FORMAT) -> dict[str, Any] | None:
         return None
     with handle:
         try:
+            before = _identity(handle)
             head = handle.readline(len(_MAGIC) + 32).rstrip(b"\n")
             if head.startswith(_MAGIC) and head != b"%s %d" % (_MAGIC, version):
                 log.info("the index at %s was written by another version; it will be rebuilt", path)
@@ -133,10 +134,20 @@ def load(path: Path, *, version: int = FORMAT) -> dict[str, Any] | None:
             handle.seek(start)
             with gc_paused():  # millions of objects, none of them garbage
                 payload = pickle.load(handle)
+            if _identity(handle) != before:  # written in place between the two reads: not what was checked
+                log.warning("ignoring the index at %s: it changed while it was read; it will be rebuilt", path)
+                return None
         except Exception as error:  # a read error, or a checksum-valid but unloadable file: another version's classes
             log.warning("ignoring an unreadable index at %s (%s); it will be rebuilt", path, error)
             return None
     return payload if isinstance(payload, dict) else None
+
+
+def _identity(handle: BinaryIO) -> tuple[int, int]:
+    """The open file's size and change time: a save replaces the file (an open handle keeps the old one), so only a
+    write in place can change them between the checksum and the unpickling."""
+    status = os.fstat(handle.fileno())
+    return status.st_size, status.st_ctime_ns
 
 
 def _checksum_from(handle: BinaryIO) -> int:
@@ -157,7 +168,11 @@ def _open_regular(path: Path) -> BinaryIO | None:
         if kind == stat.S_IFREG:
             # Not following a link nor blocking on a FIFO, in case one was put there since the `lstat`.
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-            kind = stat.S_IFMT(os.fstat(fd).st_mode)
+            try:
+                kind = stat.S_IFMT(os.fstat(fd).st_mode)
+            except OSError:
+                os.close(fd)
+                raise
             if kind != stat.S_IFREG:
                 os.close(fd)
     except FileNotFoundError:

@@ -49,6 +49,8 @@ class VectorRows:
 
     def adopt(self, keys: Sequence[str], source: npt.NDArray[np.floating], rows: npt.NDArray[np.intp]) -> None:
         """Hold exactly these vectors: `keys[i]`'s is row `rows[i]` of `source`."""
+        if len(keys) != len(rows):
+            raise ValueError(f"{len(keys)} keys for {len(rows)} rows")
         self.matrix = np.empty((len(rows), DIMENSIONS), dtype=self.matrix.dtype)
         _copy_rows(source, rows, self.matrix)
         self.used = len(keys)
@@ -74,7 +76,7 @@ class VectorRows:
 
 COPY_CHUNK = 1024
 """Rows gathered at a time between matrices: gathering all of them at once makes a whole copy in the source's dtype
-before the cast, as large as the rows themselves, at the moment a persist or a load already holds them twice."""
+before the cast, as large as the rows themselves, at the moment a persist or a load holds both matrices already."""
 
 
 def _copy_rows(source: npt.NDArray[np.floating], rows: npt.NDArray[np.intp], out: npt.NDArray[np.floating]) -> None:

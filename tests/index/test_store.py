@@ -54,6 +54,24 @@ def test_truncated_or_corrupted_files_are_a_miss(tmp_path: Path) -> None:
     assert store.load(path) is None
     path.write_bytes(b"garbage")
     assert store.load(path) is None
+    for body in (b"", store.header(b""), store.header(b"")[:-1] + b"x" * 100_000, b"y" * 100_000):
+        path.write_bytes(body)  # empty, a header alone, an endless checksum line, an endless first line
+        assert store.load(path) is None
+
+
+def test_a_file_written_in_place_while_it_loads_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    store.save(path, {"root": "x"})
+    unpickle = store.pickle.load
+
+    def unpickle_then_write(handle: object) -> object:
+        payload = unpickle(handle)  # type: ignore[arg-type]
+        with path.open("ab") as writer:  # in place, as no save does: what was checked is no longer the file
+            writer.write(b"more")
+        return payload
+
+    monkeypatch.setattr(store.pickle, "load", unpickle_then_write)
+    assert store.load(path) is None
 
 
 def test_an_unwritable_cache_costs_only_warmth(tmp_path: Path) -> None:
