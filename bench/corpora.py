@@ -376,11 +376,71 @@ CSV = Corpus(
     description="the csv 1.1.6 crate (Debian's librust-csv-dev): CSV reading and writing with serde (Rust)",
 )
 
+VOLUPTUOUS = Corpus(
+    name="voluptuous",
+    sources=(
+        _sdist(
+            "voluptuous",
+            "0.15.2",
+            "voluptuous-0.15.2.tar.gz",
+            "6ffcab32c4d3230b4d2af3a577c87e1908a714a11f6f95570456b1849b0279aa",
+        ),
+    ),
+    quick=False,
+    description="voluptuous 0.15.2 sdist: data validation by schemas written as Python values, with its tests (Python)",
+)
+
+QS = Corpus(
+    name="qs",
+    sources=(
+        Source(
+            "npm",
+            "qs",
+            "6.13.0",
+            "qs-6.13.0.tgz",
+            "abffeabbdedc8e466c1bd75227e14ceb76e77f61be475dfcee0d3bbe6dd608fd",
+            keep=("lib/", "test/", "package.json", "README.md", "LICENSE.md"),  # not dist/: a bundled copy of lib/
+        ),
+    ),
+    quick=False,
+    description="qs 6.13.0 npm tarball: query strings parsed into nested objects and back, with its tests (JavaScript)",
+)
+
+GO_INI = Corpus(
+    name="go-ini",
+    sources=(
+        _deb(
+            "golang-github-go-ini-ini-dev",
+            "1.55.0-1",
+            "all",
+            "ebbcd974d3b692659d9bc2294499b41b7c7e57e3bc4c179b16d72e913abc8e1b",
+            top="usr/share/gocode/src/github.com/go-ini/ini",
+        ),
+    ),
+    quick=False,
+    description="go-ini/ini 1.55.0 (Debian's golang-github-go-ini-ini-dev): INI files read, edited, mapped (Go)",
+)
+
+HUMANTIME = Corpus(
+    name="humantime",
+    sources=(
+        _deb(
+            "librust-humantime-dev",
+            "2.1.0-1+b1",
+            "amd64",
+            "d01ead7ee394866cb24ce6fedb4615e2ff4580b1337a1e314e2fbeab86d1666f",
+            top="usr/share/cargo/registry/humantime-2.1.0",
+        ),
+    ),
+    quick=False,
+    description="the humantime 2.1.0 crate (Debian's librust-humantime-dev): durations and timestamps as text (Rust)",
+)
+
 CORPORA: dict[str, Corpus] = {
     c.name: c
     for c in (
         CLICK, ZOD, KOA, WS, MARSHMALLOW, PFLAG, MUX, SEMVER, THOR,
-        WTFORMS, STRUCTLOG, EJS, TRPC, CRON, CSV, LARGE,
+        WTFORMS, STRUCTLOG, EJS, TRPC, CRON, CSV, VOLUPTUOUS, QS, GO_INI, HUMANTIME, LARGE,
     )
 }  # fmt: skip
 
