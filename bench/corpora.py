@@ -436,11 +436,40 @@ HUMANTIME = Corpus(
     description="the humantime 2.1.0 crate (Debian's librust-humantime-dev): durations and timestamps as text (Rust)",
 )
 
+TABULATE = Corpus(
+    name="tabulate",
+    sources=(
+        _sdist(
+            "tabulate",
+            "0.9.0",
+            "tabulate-0.9.0.tar.gz",
+            "0095b12bf5966de529c0feb1fa08671671b3368eec77d7ef7ab114be2c068b3c",
+        ),
+    ),
+    quick=False,
+    description="tabulate 0.9.0 sdist: tables of data printed as plain text, Markdown, HTML and more (Python)",
+)
+
+MUSTACHE = Corpus(
+    name="mustache",
+    sources=(
+        _deb(
+            "ruby-mustache",
+            "1.1.1-2",
+            "all",
+            "b9a30969129eb1de5f212e5d89aa23da2b5ec949d6467b713db72cefb71a8322",
+            top="usr/lib/ruby/vendor_ruby",
+        ),
+    ),
+    quick=False,
+    description="mustache 1.1.1 (Debian's ruby-mustache): logic-less templates parsed, compiled and rendered (Ruby)",
+)
+
 CORPORA: dict[str, Corpus] = {
     c.name: c
     for c in (
         CLICK, ZOD, KOA, WS, MARSHMALLOW, PFLAG, MUX, SEMVER, THOR,
-        WTFORMS, STRUCTLOG, EJS, TRPC, CRON, CSV, VOLUPTUOUS, QS, GO_INI, HUMANTIME, LARGE,
+        WTFORMS, STRUCTLOG, EJS, TRPC, CRON, CSV, VOLUPTUOUS, QS, GO_INI, HUMANTIME, TABULATE, MUSTACHE, LARGE,
     )
 }  # fmt: skip
 

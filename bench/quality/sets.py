@@ -23,7 +23,7 @@ BEHAVIOR_DIR = Path(__file__).resolve().parent / "behavior"
 
 DEVELOPMENT = (
     "click", "zod", "koa", "pflag", "thor", "ejs", "trpc", "cron", "csv", "wtforms", "structlog",
-    "voluptuous", "qs", "go-ini", "humantime",
+    "voluptuous", "qs", "go-ini", "humantime", "tabulate", "mustache",
 )  # fmt: skip
 """Python, TypeScript, JavaScript, Go, Ruby and Rust: what fits and choices are made on."""
 HELD_OUT = ("marshmallow", "ws", "mux", "semver")

@@ -23,7 +23,8 @@ RESERVED = ("requests", "rich", "scrapy", "axios", "httpx", "flask", "express", 
 """Reserved for independent checks (issue 19), with `@tanstack/query-core` in `RESERVED_SEQUENCES`."""
 QUALITY = (
     "click", "zod", "koa", "ws", "marshmallow", "pflag", "mux", "semver", "thor",
-    "wtforms", "structlog", "ejs", "trpc", "cron", "csv", "voluptuous", "qs", "ini", "humantime",
+    "wtforms", "structlog", "ejs", "trpc", "cron", "csv", "voluptuous", "qs", "ini", "humantime", "tabulate",
+    "mustache",
 )  # fmt: skip
 """The quality set's projects (`bench/corpora.py`): spf13/pflag, gorilla/mux, go-ini/ini and the semver crate by
 their last name part, so another fork of pflag or any package named semver is kept out too."""
