@@ -112,8 +112,8 @@ def load(path: Path, *, version: int = FORMAT) -> dict[str, Any] | None:
     or not a regular file; stale temporary files of killed persists beside it are removed first.
 
     The file is read twice rather than held: once in chunks for its checksum, then unpickled straight from it.
-    Reading it whole first kept its bytes (~50 MB for a 0.5 M-line repository) beside everything unpickled from
-    them, at the moment a restart peaks.
+    Reading it whole first kept its bytes, as large as the file, beside everything unpickled from them, at the moment
+    a restart peaks (`python -m bench.persist_memory` measures it).
     """
     _remove_stale_temporaries(path.parent)
     handle = _open_regular(path)
