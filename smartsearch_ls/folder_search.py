@@ -76,8 +76,8 @@ class FolderIndex:
         with gc_paused():
             index, _ = RootIndex.open_warm(root, exclude=tuple(settings.exclude), cache_dir=settings.cache_dir)
             # The index lives as long as its process holds it: frozen before the collector resumes, its million
-            # objects are walked by none of the collections the symbol build and the search set off (0.3-0.5 s of
-            # a 3 s run on a 1.2 M-line root). Whoever drops an open folder unfreezes (`gc.unfreeze`).
+            # objects are walked by none of the collections the symbol build and the search set off, which on a
+            # large root were a tenth of the run. Whoever drops an open folder unfreezes (`gc.unfreeze`).
             gc.freeze()
         return cls(index)
 

@@ -37,8 +37,8 @@ CAPACITY = 4_096
 """Vectors kept: several searches' worth at the largest `candidates` (256; a candidate has up to three entries,
 its own vector, its commentary's and its passages', or markers that it has none). The cache hands vectors between the
 shortlist, the judge's preparation and its runs within a search; what lasts is the root's `DenseIndex`, which
-the shortlist copies from (`DenseIndex.share`). At 50,000 (the first bound) a long-lived server on a large root
-kept a second copy of most of its vectors: ~1.8 KB an entry, ~90 MB."""
+the shortlist copies from (`DenseIndex.share`). A bound in the tens of thousands let a long-lived server on a
+large root keep a second copy of most of its vectors."""
 
 
 class EmbeddingCache:

@@ -1,9 +1,9 @@
 """An incremental BM25 index whose query cost is the postings of the query's own terms.
 
-rank-bm25 rebuilds everything on a change and scores every document on every query (measured: 5 s to
-build 15k snippets, 25-100 ms a query), which a keystroke-driven index cannot afford. Here each term keeps
-one flat `array('i')` of `(document, frequency)` pairs, read by numpy without copying; a changed file's
-snippets are retired (a flag) and its new snippets appended, so an edit costs the edited file only.
+rank-bm25 rebuilds everything on a change and scores every document on every query, which a keystroke-driven
+index cannot afford. Here each term keeps one flat `array('i')` of `(document, frequency)` pairs, read by numpy
+without copying; a changed file's snippets are retired (a flag) and its new snippets appended, so an edit costs
+the edited file only.
 Retired entries stay in the postings, skipped while scoring, until `compact` drops them.
 
 Path and symbol terms live in a second, boolean field that adds a fixed multiple of the term's idf: a
@@ -13,8 +13,8 @@ An index is pickled (persisted, or sent back by a cold-build worker) as `Packed`
 end to end in one buffer, so a hundred thousand terms cost one bytes object instead of a hundred thousand
 array pickles, and absorbing a worker's share shifts every document id in one numpy operation. An index read
 back from disk keeps that buffer and cuts a term's array out of it the first time the term is used
-(`Postings`): a query or an edit touches a few hundred of the ~130,000 terms of a 1.2 M-line repository, and
-cutting them all out at load took 0.13-0.21 s of its warm start (0.06-0.11 s to load the postings this way).
+(`Postings`): a query or an edit touches a few hundred of a large repository's terms, and cutting them all out
+at load cost more than the rest of loading the postings.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Chunking (`ast`, tree-sitter) and tokenizing are CPU-bound Python, so threads wo
 fresh interpreter that imports just this module (`WORKER_COMMAND`), never a fork: a forked copy
 of a language server that has already used threads can hang. It is not a `multiprocessing` spawn either:
 that re-imports the parent's main module in every worker (the command line's or a benchmark's imports,
-pydantic-ai and onnxruntime among them), which measured 1-5 s of a 10 s build on 2 cores. The parent writes
+pydantic-ai and onnxruntime among them), a large share of a cold build on 2 cores. The parent writes
 `(root, shares)` to the worker's stdin as one pickle; the worker writes back one pickled `Share` per share
 on its stdout (never the parent's stdout, which is the language server's protocol stream).
 

@@ -168,8 +168,8 @@ class DenseIndex:
         with self.index.lock, self._lock:
             self._sync()
             snippets = self.index.snippets
-            # Not `_missing(_live_docs())`: that walks every snippet in Python (~5 ms a call on a 45k-snippet
-            # root) for every background batch of eight; this finds waiting rows in numpy and stops at the window.
+            # Not `_missing(_live_docs())`: that walks every snippet in Python for every background batch of
+            # eight; this finds waiting rows in numpy and stops at the window.
             waiting = self._doc_rows == NO_ROW
             tiers = (
                 waiting & ~self._doc_prose,
@@ -275,9 +275,9 @@ class DenseIndex:
             rows = self._doc_rows[docs]
             has = rows >= 0
             out = np.full(len(docs), np.nan, dtype=np.float32)
-            # einsum, not `@`: a matrix-vector product is memory-bound, and OpenBLAS waking its threads cost
-            # ~13 ms a call on a busy 2-core machine, whatever the size. Gathering rows costs ~8x a row read
-            # in place, so only a narrow scope gathers.
+            # einsum, not `@`: a matrix-vector product is memory-bound, and OpenBLAS waking its threads costs more
+            # than the product on a busy 2-core machine, whatever the size. Gathering rows costs several times a
+            # row read in place, so only a narrow scope gathers.
             matrix, used = self._code.matrix, self._code.used
             if len(rows) * 8 < used:
                 out[has] = np.einsum("ij,j->i", matrix[rows[has]], query_vector)

@@ -63,7 +63,7 @@ class SmartSearchProtocol(LanguageServerProtocol):
     """`initialize` was answered."""
     exiting = False
     """`exit` arrived: what cancelled work would still send (a last progress report, an answer) goes nowhere,
-    quietly. Writing it to the closed stream logged a traceback per message, 19 MB in 5 s for one search."""
+    quietly. Writing it to the closed stream logged a traceback per message, megabytes of them for one search."""
 
     @property
     def shut_down(self) -> bool:

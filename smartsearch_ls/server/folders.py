@@ -42,11 +42,11 @@ EMBED_AFTER_EDIT_SECONDS = 2.0
 """Edited snippets are re-embedded once typing pauses, not on every keystroke."""
 
 SYMBOL_SLICE_FILES = 100
-"""Files whose names, imports or import edges one background slice takes in: on `large` 10-60 ms a slice, at most
-~0.2 s (66 slices, 1.4 CPU-s in all)."""
+"""Files whose names, imports or import edges one background slice takes in: small enough that a search arriving
+meanwhile waits a fraction of a second at most (bench/README.md, start-up)."""
 
 EMBED_BATCH = 8
-"""Snippets embedded per background step (~0.3 s of CPU): small, so a search never waits long behind one."""
+"""Snippets embedded per background step: small, so a search never waits long behind one."""
 
 EMBED_REPORT_SECONDS = 1.0
 """Background embedding is reported (and its total re-counted) at most this often, not after every batch: a
@@ -225,8 +225,8 @@ class Folders:
     async def _prepare_symbols(self, index: RootIndex) -> None:
         """Build the symbol index and import graph before the first look-up, in slices, pausing while searches run.
 
-        In one piece (~1.6 CPU-s on a 2,000-file root) it ran just as the first searches of a restart came in,
-        and its thread held the GIL so often that the first search took 2.8-3.5 s instead of 1.5 s."""
+        In one piece it ran just as the first searches of a restart came in, and its thread held the GIL so often
+        that the first search took about twice as long (bench/README.md, start-up)."""
         try:
             symbols = symbol_index(index, synced=False)
             while True:

@@ -54,7 +54,8 @@ def name_term(name: str) -> str | None:
 
 BULK_NAMES = 64
 """Names added or dropped at once past which `sorted_names` is rebuilt in one pass rather than edited one name at
-a time: each edit shifts the list, so dropping a 30,000-constant file from a 50,000-name root took 28 s."""
+a time: each edit shifts the list, so dropping one file of many thousand constants cost time quadratic in its
+size."""
 
 
 @dataclass(slots=True)
@@ -142,9 +143,9 @@ class SymbolIndex:
         """One slice of what look-ups need (names, imports or import edges of `limit` files, or the ranking);
         True when all is done.
 
-        The server calls this between searches rather than building everything in one call: the ~1.6 CPU-s a
-        2,000-file root takes, run in a thread beside the first search after a restart, held the GIL so often
-        that the search took 2.8-3.5 s instead of ~1.5 s. The last slice, the ranking, is ~10 ms there."""
+        The server calls this between searches rather than building everything in one call: a large root's whole
+        build, run in a thread beside the first search after a restart, held the GIL so often that the search
+        took about twice as long. Every slice, the last one (the ranking) included, is short."""
         with self.lock:
             if not self.sync(limit):
                 return False
