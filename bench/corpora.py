@@ -465,11 +465,267 @@ MUSTACHE = Corpus(
     description="mustache 1.1.1 (Debian's ruby-mustache): logic-less templates parsed, compiled and rendered (Ruby)",
 )
 
+ITSDANGEROUS = Corpus(
+    name="itsdangerous",
+    sources=(
+        _sdist(
+            "itsdangerous",
+            "2.2.0",
+            "itsdangerous-2.2.0.tar.gz",
+            "e0050c0b7da1eea53ffaf149c0cfbb5c6e2e2b69c4bef22c81fa6eb73e5f6173",
+        ),
+    ),
+    quick=False,
+    description="itsdangerous 2.2.0 sdist: data signed and timestamped to travel untrusted, with its tests (Python)",
+)
+
+YARGS_PARSER = Corpus(
+    name="yargs-parser",
+    sources=(
+        Source(
+            "npm",
+            "yargs-parser",
+            "21.1.1",
+            "yargs-parser-21.1.1.tgz",
+            "342b7d527d4a72265b64f27711517349c3c05ee302ab3b8c7452f0bfbe709151",
+            keep=("build/lib/", "package.json", "README.md", "LICENSE.txt"),  # not build/index.cjs: a bundled copy
+        ),
+    ),
+    quick=False,
+    description="yargs-parser 21.1.1 npm tarball: command-line arguments parsed into an object (JavaScript)",
+)
+
+CAST = Corpus(
+    name="cast",
+    sources=(
+        _deb(
+            "golang-github-spf13-cast-dev",
+            "1.5.0-2",
+            "all",
+            "457f3bd155f41350946d6c6ad9de15f2e402fcc42e370779956eaa42ba62b81c",
+            top="usr/share/gocode/src/github.com/spf13/cast",
+        ),
+    ),
+    quick=False,
+    description="spf13/cast 1.5.0 (Debian's golang-github-spf13-cast-dev): values converted between Go types (Go)",
+)
+
+GJSON = Corpus(
+    name="gjson",
+    sources=(
+        _deb(
+            "golang-github-tidwall-gjson-dev",
+            "1.14.4-2",
+            "all",
+            "371a327817349c0f7cca6b1f27e202f31a658b18e1ad5e42847de5694f591c13",
+            top="usr/share/gocode/src/github.com/tidwall/gjson",
+        ),
+    ),
+    quick=False,
+    description="tidwall/gjson 1.14.4 (Debian's golang-github-tidwall-gjson-dev): values read from JSON by path (Go)",
+)
+
+TEXTWRAP = Corpus(
+    name="textwrap",
+    sources=(
+        _deb(
+            "librust-textwrap-dev",
+            "0.16.0-2",
+            "amd64",
+            "6cb30f1426dbbbb492ac932e26df3a255d7a44d074f1e63f21e3d37c31f591c1",
+            top="usr/share/cargo/registry/textwrap-0.16.0",
+        ),
+    ),
+    quick=False,
+    description="the textwrap 0.16.0 crate (Debian's librust-textwrap-dev): text wrapped, filled and indented (Rust)",
+)
+
+WALKDIR = Corpus(
+    name="walkdir",
+    sources=(
+        _deb(
+            "librust-walkdir-dev",
+            "2.3.2-1",
+            "amd64",
+            "8b90341f4141832529778ba38e4d82a2d05c95eeada0f2cdc6f2819da627c6ec",
+            top="usr/share/cargo/registry/walkdir-2.3.2",
+        ),
+    ),
+    quick=False,
+    description="the walkdir 2.3.2 crate (Debian's librust-walkdir-dev): directory trees walked recursively (Rust)",
+)
+
+SLOP = Corpus(
+    name="slop",
+    sources=(
+        _deb(
+            "ruby-slop",
+            "4.9.1-1",
+            "all",
+            "d7d123b3583d44bff7a0d6062a9bd0f3b3a93d5336870ed3e35cf118a9edfcee",
+            top="usr/share/rubygems-integration/all/gems/slop-4.9.1",
+        ),
+    ),
+    quick=False,
+    description="slop 4.9.1 (Debian's ruby-slop): command-line options declared and parsed (Ruby)",
+)
+
+CHRONIC = Corpus(
+    name="chronic",
+    sources=(
+        _deb(
+            "ruby-chronic",
+            "0.10.5-2",
+            "all",
+            "faff3b4a65d9ccb43f6f96f5d249896b5f411f68cc4e0b819505424285a872e6",
+            top="usr/share/rubygems-integration/all/gems/gitlab-chronic-0.10.5",
+        ),
+    ),
+    quick=False,
+    description="chronic 0.10.5 (Debian's ruby-chronic): dates and times read from natural language (Ruby)",
+)
+
+PARSE = Corpus(
+    name="parse",
+    sources=(
+        _sdist(
+            "parse",
+            "1.20.2",
+            "parse-1.20.2.tar.gz",
+            "b41d604d16503c79d81af5165155c0b20f6c8d6c559efa66b4b695c3e5a0a0ce",
+        ),
+    ),
+    quick=False,
+    description="parse 1.20.2 sdist: text read back by a format string, format() reversed, with its tests (Python)",
+)
+
+SCHEDULE = Corpus(
+    name="schedule",
+    sources=(
+        _sdist(
+            "schedule",
+            "1.2.2",
+            "schedule-1.2.2.tar.gz",
+            "15fe9c75fe5fd9b9627f3f19cc0ef1420508f9f9a46f45cd0769ef75ede5f0b7",
+        ),
+    ),
+    quick=False,
+    description="schedule 1.2.2 sdist: periodic jobs scheduled in plain words, with its tests (Python)",
+)
+
+VALIDATOR = Corpus(
+    name="validator",
+    sources=(
+        Source(
+            "npm",
+            "validator",
+            "13.12.0",
+            "validator-13.12.0.tgz",
+            "9189b3c1d90b55e4822c4106504b16ce77a431267d17abb9527e4f1b1400ae13",
+            keep=("es/lib/", "package.json", "README.md", "LICENSE"),  # not lib/ nor the bundles: copies of es/lib/
+        ),
+    ),
+    quick=False,
+    description="validator 13.12.0 npm tarball: strings validated and sanitized, one module a check (JavaScript)",
+)
+
+PROPERTIES = Corpus(
+    name="properties",
+    sources=(
+        _deb(
+            "golang-github-magiconair-properties-dev",
+            "1.8.7-1",
+            "all",
+            "432b4f6b237a378afa06afa806aef9c92465464ebf37aa599c85c02744f11d35",
+            top="usr/share/gocode/src/github.com/magiconair/properties",
+        ),
+    ),
+    quick=False,
+    description="magiconair/properties 1.8.7 (Debian's golang-github-magiconair-properties-dev): properties files (Go)",
+)
+
+GLOB = Corpus(
+    name="glob",
+    sources=(
+        _deb(
+            "golang-github-gobwas-glob-dev",
+            "0.2.3+git20180208.19c076c-2",
+            "all",
+            "a3d0ba6c1ff0760f85ecd740483926bc2bb2738735ad93f79dfc69c4f69f9d7f",
+            top="usr/share/gocode/src/github.com/gobwas/glob",
+        ),
+    ),
+    quick=False,
+    description="gobwas/glob 0.2.3 (Debian's golang-github-gobwas-glob-dev): glob patterns compiled to matchers (Go)",
+)
+
+BASE64 = Corpus(
+    name="base64",
+    sources=(
+        _deb(
+            "librust-base64-dev",
+            "0.13.0-1",
+            "amd64",
+            "a1de922bb3fd81c6d5ce14b28b35734468423c85a82019298106c4c1f057220c",
+            top="usr/share/cargo/registry/base64-0.13.0",
+        ),
+    ),
+    quick=False,
+    description="the base64 0.13.0 crate (Debian's librust-base64-dev): bytes to base64 and back (Rust)",
+)
+
+STRSIM = Corpus(
+    name="strsim",
+    sources=(
+        _deb(
+            "librust-strsim-dev",
+            "0.10.0-1",
+            "amd64",
+            "6b676122f64f7c2d3d130db4e367b4fdaaf7c61b65a024110cbe99814471a3a1",
+            top="usr/share/cargo/registry/strsim-0.10.0",
+        ),
+    ),
+    quick=False,
+    description="the strsim 0.10.0 crate (Debian's librust-strsim-dev): string similarity and edit distances (Rust)",
+)
+
+LIQUID = Corpus(
+    name="liquid",
+    sources=(
+        _deb(
+            "ruby-liquid",
+            "5.4.0-3",
+            "all",
+            "ffda912f722a2eb5470c6cf90baf7319222d47d6131be6a0b62a1330534e9cf9",
+            top="usr/share/rubygems-integration/all/gems/liquid-5.4.0",
+        ),
+    ),
+    quick=False,
+    description="liquid 5.4.0 (Debian's ruby-liquid): safe templates parsed and rendered (Ruby)",
+)
+
+HASHDIFF = Corpus(
+    name="hashdiff",
+    sources=(
+        _deb(
+            "ruby-hashdiff",
+            "1.0.1-1",
+            "all",
+            "17fc8aece9f912d0abf45883aace1e6e57294f0daa8cf40e47a88eeedded8ddd",
+            top="usr/share/rubygems-integration/all/gems/hashdiff-1.0.1",
+        ),
+    ),
+    quick=False,
+    description="hashdiff 1.0.1 (Debian's ruby-hashdiff): nested hashes and arrays compared and patched (Ruby)",
+)
+
 CORPORA: dict[str, Corpus] = {
     c.name: c
     for c in (
         CLICK, ZOD, KOA, WS, MARSHMALLOW, PFLAG, MUX, SEMVER, THOR,
-        WTFORMS, STRUCTLOG, EJS, TRPC, CRON, CSV, VOLUPTUOUS, QS, GO_INI, HUMANTIME, TABULATE, MUSTACHE, LARGE,
+        WTFORMS, STRUCTLOG, EJS, TRPC, CRON, CSV, VOLUPTUOUS, QS, GO_INI, HUMANTIME, TABULATE, MUSTACHE,
+        ITSDANGEROUS, YARGS_PARSER, CAST, GJSON, TEXTWRAP, WALKDIR, SLOP, CHRONIC,
+        PARSE, SCHEDULE, VALIDATOR, PROPERTIES, GLOB, BASE64, STRSIM, LIQUID, HASHDIFF, LARGE,
     )
 }  # fmt: skip
 

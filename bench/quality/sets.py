@@ -24,6 +24,8 @@ BEHAVIOR_DIR = Path(__file__).resolve().parent / "behavior"
 DEVELOPMENT = (
     "click", "zod", "koa", "pflag", "thor", "ejs", "trpc", "cron", "csv", "wtforms", "structlog",
     "voluptuous", "qs", "go-ini", "humantime", "tabulate", "mustache",
+    "itsdangerous", "yargs-parser", "cast", "gjson", "textwrap", "walkdir", "slop", "chronic",
+    "parse", "schedule", "validator", "properties", "glob", "base64", "strsim", "liquid", "hashdiff",
 )  # fmt: skip
 """Python, TypeScript, JavaScript, Go, Ruby and Rust: what fits and choices are made on."""
 HELD_OUT = ("marshmallow", "ws", "mux", "semver")
