@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the table as JSON here")
     args = parser.parse_args()
     recipe = json.loads(WEIGHTS.read_text())
-    setting = (*recipe["penalties"], recipe["sharpness"])
+    setting = (*recipe["penalties"], recipe["positive_share"], recipe["sharpness"])
     loaded = {name: Rows.load(rows_path(name)) for name in ("development", "crossed", "held-out")}
     projects = list(dict.fromkeys(c.corpus for c in loaded["development"].cases))
 

@@ -6,23 +6,24 @@ judge reads; then, on rows as the judge sees them (the leaders' readings alone),
 shortlisted candidate of the questions whose answer the shortlist holds (labels from the gold spans, natural
 balance: a handful of answers among 128), and the question model on one row per question: the development
 questions (label: the shortlist holds an answer), the written negatives and the development questions asked of the
-other development projects (`collect.crossed`), all labeled 0, the two classes weighed even, the negatives half
-written, half crossed.
+other development projects (`collect.crossed`), all labeled 0, the positives weighing a share of the rows' weight
+chosen from a grid (`POSITIVE_SHARES`), the negatives the rest, half written, half crossed.
 Both are L2-penalized logistic regressions on standardized features (Newton's method).
 
 Word evidence (`WORD_EVIDENCE`, `QUESTION_WORD_EVIDENCE`) is held to weights of at least 0, for the reason given
 there.
 
-What is chosen: both penalties and the sharpness, from the grids below (`bench/ranker/README.md` says which values
-were added after development figures), by leave-one-project-out over the development projects (fit on the others,
-replay the engine's cut on the one left out: `replay.replay`, threshold 0.5). The criterion: MRR@10 + recall@10 / 2
-+ negatives answered empty (written and crossed, pooled) - 2 x positives answered empty, averaged over the folds,
-among the settings whose answers hold at most a page of matches (`PAGE`: the median count above the threshold on
-answerable questions), since a sharpness near 0 keeps every candidate of an answerable question above the threshold,
-which no metric in the top 10 sees but every user of the long list would. The held-out part is never read here;
-`evaluate.py` scores it with what this writes. The development projects' near misses (`collect --set
-near-misses`: `bench/quality/near_misses.jsonl`), once collected, are replayed in each fold and reported beside the
-criterion (and `--write` records it in `ranker.json` with the other figures); nothing is fitted on them.
+What is chosen: both penalties, the positives' share and the sharpness, from the grids below
+(`bench/ranker/README.md` says which values were added after development figures), by leave-one-project-out over the
+development projects (fit on the others, replay the engine's cut on the one left out: `replay.replay`, threshold
+0.5). The criterion (`criterion`): MRR@10 + recall@10 / 2 + the mean of written and crossed negatives answered empty
+- 2 x positives answered empty, averaged over the folds, among the settings whose answers hold at most a page of
+matches (`PAGE`: the median count above the threshold on answerable questions), since a sharpness near 0 keeps every
+candidate of an answerable question above the threshold, which no metric in the top 10 sees but every user of the
+long list would. The held-out part is never read here; `evaluate.py` scores it with what this writes. The
+development projects' near misses (`collect --set near-misses`: `bench/quality/near_misses.jsonl`), once collected,
+are replayed in each fold and reported beside the criterion (and `--write` records it in `ranker.json` with the
+other figures); nothing is fitted on them.
 
     .venv/bin/python -m bench.ranker.fit [--write] [--with-train] [--tag NAME]
 
@@ -53,14 +54,17 @@ for so far that a test naming the behavior word for word outranked the implement
 `bench/ranker/README.md`)."""
 QUESTION_PENALTIES = (0.1, 1.0, 10.0)
 """L2 strength, per unit of total row weight, times 1/1000."""
+POSITIVE_SHARES = (0.5, 0.35)
+"""The answerable questions' share of the question model's row weight: below one half, it says "nothing" more often,
+for absent behaviors and present ones alike; the criterion decides whether that pays."""
 SHARPNESS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.35)
 THRESHOLD = 0.5
 PAGE = 10
 """The default `limit`: an answer should not hold many more matches above the threshold than it shows."""
 
 
-Setting = tuple[float, float, float]
-"""Candidate penalty, question penalty, sharpness."""
+Setting = tuple[float, float, float, float]
+"""Candidate penalty, question penalty, positives' share, sharpness."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,11 @@ def candidate_data(questions: Questions, chosen: Sequence[int]) -> Data:
     )
 
 
-def question_data(model: Logistic, development: Questions, crossed: Questions, projects: Sequence[str]) -> Data:
+def question_data(
+    model: Logistic, development: Questions, crossed: Questions, projects: Sequence[str], positive_share: float
+) -> Data:
+    """One row per question of `projects`: the answerable ones weighing `positive_share` in all, the written
+    negatives and the questions crossed into `projects` half of the rest each."""
     own = development.of(projects)
     asked = {development.rows.cases[q].query for q in own}
     others = [q for q in crossed.of(projects) if crossed.rows.cases[q].query in asked]
@@ -163,9 +171,9 @@ def question_data(model: Logistic, development: Questions, crossed: Questions, p
     positives = [q for q in own if development.answered(q)]
     written = [q for q in own if not development.answered(q)]
     for source, chosen, label, weight in (
-        (development, positives, 1.0, 0.5),
-        (development, written, 0.0, 0.25),
-        (crossed, others, 0.0, 0.25),
+        (development, positives, 1.0, positive_share),
+        (development, written, 0.0, (1 - positive_share) / 2),
+        (crossed, others, 0.0, (1 - positive_share) / 2),
     ):
         for q in chosen:
             g = source.groups[q]
@@ -212,10 +220,10 @@ def fit_candidates(
     return Looked(first, fit(data, candidate_penalty, word_evidence), development, crossed)
 
 
-def fit_question(looked: Looked, projects: Sequence[str], question_penalty: float) -> Logistic:
+def fit_question(looked: Looked, projects: Sequence[str], question_penalty: float, positive_share: float) -> Logistic:
     """The question model fitted on `projects`, over the candidate model's logits."""
     return fit(
-        question_data(looked.candidate, looked.development, looked.crossed, projects),
+        question_data(looked.candidate, looked.development, looked.crossed, projects, positive_share),
         question_penalty,
         [QUESTION_NAMES.index(name) for name in QUESTION_WORD_EVIDENCE],
     )
@@ -229,11 +237,11 @@ def fit_ranker(
     extra: Questions | None = None,
     extra_share: float = 1.0,
 ) -> Ranker:
-    """The ranker fitted on `projects` of the development part at `setting` (candidate penalty, question penalty,
-    sharpness)."""
-    candidate_penalty, question_penalty, sharpness = setting
+    """The ranker fitted on `projects` of the development part at `setting` (`Setting`)."""
+    candidate_penalty, question_penalty, positive_share, sharpness = setting
     looked = fit_candidates(development, crossed, projects, candidate_penalty, extra, extra_share)
-    return Ranker(looked.first, looked.candidate, fit_question(looked, projects, question_penalty), sharpness)
+    question = fit_question(looked, projects, question_penalty, positive_share)
+    return Ranker(looked.first, looked.candidate, question, sharpness)
 
 
 def scored(questions: Questions, ranker: Ranker, chosen: Sequence[int], *, read: bool = False) -> list[Scored]:
@@ -249,21 +257,26 @@ def scored(questions: Questions, ranker: Ranker, chosen: Sequence[int], *, read:
 
 
 def figures_on(looked: Looked, ranker: Ranker, held: Sequence[str]) -> dict[str, float]:
-    """The engine's cut on the held projects' questions, negatives pooled with the questions crossed into them;
-    `ranker` shares `looked`'s first look."""
+    """The engine's cut on the held projects' questions, and the share of the questions crossed into them answered
+    with nothing (`crossed_empty`); `ranker` shares `looked`'s first look."""
     development, crossed = looked.development, looked.crossed
     items = scored(development, ranker, development.of(held), read=True)
     figures = replay(items, THRESHOLD)
     asked_elsewhere = crossed.of(held)
     crossed_figures = replay(scored(crossed, ranker, asked_elsewhere, read=True), THRESHOLD)
-    written = sum(1 for i in items if i.case.negative)
-    pooled = (figures["negatives_empty"] * written + crossed_figures["negatives_empty"] * len(asked_elsewhere)) / max(
-        written + len(asked_elsewhere), 1
-    )
     figures["crossed_empty"] = crossed_figures["negatives_empty"]
     figures["matches"] = float(np.median([(i.probabilities >= THRESHOLD).sum() for i in items if not i.case.negative]))
-    figures["criterion"] = figures["mrr"] + figures["recall"] / 2 + pooled - 2 * figures["positives_empty"]
+    figures["criterion"] = criterion(figures)
     return figures
+
+
+def criterion(figures: dict[str, float]) -> float:
+    """What the grid maximizes: the ranking with the cut, the written negatives and the crossed questions answered
+    with nothing as two equal halves of one term (pooled by count, a project's five written negatives would weigh
+    next to nothing against its hundreds of crossed questions, yet they are the kind of absent behavior a user asks
+    about), and twice the answerable questions answered with nothing held against it."""
+    negatives = (figures["negatives_empty"] + figures["crossed_empty"]) / 2
+    return figures["mrr"] + figures["recall"] / 2 + negatives - 2 * figures["positives_empty"]
 
 
 def cross_validate(
@@ -275,9 +288,9 @@ def cross_validate(
     near_misses: Questions | None = None,
 ) -> dict[Setting, dict[str, float]]:
     """Each setting's figures, leave-one-project-out, averaged over the folds. Within a fold the candidate side is
-    fitted once per candidate penalty and the question model once per pair of penalties: the sharpness only
-    reshapes the scores. `near_misses` (`sets.NEAR_MISSES`, never fitted on) adds the share of the left-out
-    project's near misses answered with nothing, outside the criterion."""
+    fitted once per candidate penalty and the question model once per question penalty and positives' share: the
+    sharpness only reshapes the scores. `near_misses` (`sets.NEAR_MISSES`, never fitted on) adds the share of the
+    left-out project's near misses answered with nothing, outside the criterion."""
     projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
     folds: dict[Setting, list[dict[str, float]]] = {setting: [] for setting in settings}
     for held in projects:
@@ -285,11 +298,11 @@ def cross_validate(
         for candidate_penalty in dict.fromkeys(s[0] for s in settings):
             looked = fit_candidates(development, crossed, rest, candidate_penalty, extra, extra_share)
             near = near_misses.read_by(looked.first) if near_misses is not None else None
-            for question_penalty in dict.fromkeys(s[1] for s in settings if s[0] == candidate_penalty):
-                question = fit_question(looked, rest, question_penalty)
+            for question_penalty, share in dict.fromkeys(s[1:3] for s in settings if s[0] == candidate_penalty):
+                question = fit_question(looked, rest, question_penalty, share)
                 for setting in settings:
-                    if setting[:2] == (candidate_penalty, question_penalty):
-                        ranker = Ranker(looked.first, looked.candidate, question, setting[2])
+                    if setting[:3] == (candidate_penalty, question_penalty, share):
+                        ranker = Ranker(looked.first, looked.candidate, question, setting[3])
                         figures = figures_on(looked, ranker, [held])
                         if near is not None and (asked := near.of([held])):
                             answers = scored(near, ranker, asked, read=True)
@@ -321,19 +334,23 @@ def main() -> None:
             f"near misses not collected ({near_path}): "
             "`collect --set near-misses` (with --model and --tag as for the other rows) adds their figure"
         )
-    grid = list(itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, SHARPNESS))
+    grid = list(itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, POSITIVE_SHARES, SHARPNESS))
     results = cross_validate(development, crossed, grid, extra, args.train_share, near_misses)
     for setting, figures in results.items():
         print(f"{setting}: " + "  ".join(f"{k} {v:.3f}" for k, v in figures.items()))
     paged = {k: v for k, v in results.items() if v["matches"] <= PAGE}
     setting, best = max(paged.items(), key=lambda item: item[1]["criterion"])
-    print(f"chosen: candidate penalty {setting[0]}, question penalty {setting[1]}, sharpness {setting[2]}")
+    print(
+        f"chosen: candidate penalty {setting[0]}, question penalty {setting[1]}, positives' share {setting[2]}, "
+        f"sharpness {setting[3]}"
+    )
     if args.write:
         projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
         ranker = fit_ranker(development, crossed, projects, setting, extra, args.train_share)
         recipe = {
             "fitted_on": "bench/quality development part: " + ", ".join(projects),
             "penalties": list(setting[:2]),
+            "positive_share": setting[2],
             "cross_validated": {k: round(v, 3) for k, v in best.items()},
         }
         WEIGHTS.write_text(json.dumps(ranker.to_json(**recipe), indent=1) + "\n")

@@ -12,7 +12,18 @@ import pytest
 from bench.quality import metrics
 from bench.ranker import collect
 from bench.ranker.collect import Rows
-from bench.ranker.fit import THRESHOLD, Data, Questions, cross_validate, fit, fit_candidates, fit_ranker, scored
+from bench.ranker.fit import (
+    THRESHOLD,
+    Data,
+    Questions,
+    criterion,
+    cross_validate,
+    fit,
+    fit_candidates,
+    fit_ranker,
+    question_data,
+    scored,
+)
 from bench.train import biencoder
 from smartsearch_ls.judge.local.features import NAMES
 
@@ -77,13 +88,19 @@ def questions(seed: int, projects: tuple[str, ...], *, asked_of_others: bool = F
 def test_the_grid_gives_each_setting_what_it_gives_alone_and_the_judge_s_rows():
     projects = ("alpha", "beta", "gamma")
     development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
-    grid = [(0.1, 1.0, 0.1), (0.1, 10.0, 0.1), (0.1, 10.0, 0.35), (1.0, 10.0, 0.1)]
+    grid = [
+        (0.1, 1.0, 0.5, 0.1),
+        (0.1, 10.0, 0.5, 0.1),
+        (0.1, 10.0, 0.35, 0.1),
+        (0.1, 10.0, 0.5, 0.35),
+        (1.0, 10.0, 0.5, 0.1),
+    ]
     near_misses = questions(2, projects, asked_of_others=True)
     together = cross_validate(development, crossed, grid, near_misses=near_misses)
     for setting in grid:
         assert together[setting] == cross_validate(development, crossed, [setting], near_misses=near_misses)[setting]
     looked = fit_candidates(development, crossed, projects[1:], 0.1)
-    ranker = fit_ranker(development, crossed, projects[1:], (0.1, 10.0, 0.1))
+    ranker = fit_ranker(development, crossed, projects[1:], (0.1, 10.0, 0.5, 0.1))
     chosen = development.of(projects[:1])
     as_judged = scored(development, ranker, chosen)
     as_read = scored(looked.development, ranker, chosen, read=True)
@@ -94,7 +111,7 @@ def test_near_misses_are_replayed_per_fold_beside_figures_they_leave_alone():
     projects = ("alpha", "beta", "gamma")
     development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
     near_misses = questions(2, projects, asked_of_others=True)
-    setting = (0.1, 10.0, 0.1)
+    setting = (0.1, 10.0, 0.5, 0.1)
     reported = cross_validate(development, crossed, [setting], near_misses=near_misses)[setting]
     assert {k: v for k, v in reported.items() if k != "near_misses_empty"} == cross_validate(
         development, crossed, [setting]
@@ -105,3 +122,24 @@ def test_near_misses_are_replayed_per_fold_beside_figures_they_leave_alone():
         empty += [bool(a.probabilities.max() < THRESHOLD) for a in scored(near_misses, ranker, near_misses.of([held]))]
     assert 0 < sum(empty) < len(empty)
     assert reported["near_misses_empty"] == pytest.approx(np.mean(empty))
+
+
+def test_the_positives_share_splits_the_question_model_s_weight_and_the_rest_goes_half_to_each_kind_of_negative():
+    projects = ("alpha", "beta", "gamma")
+    development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
+    looked = fit_candidates(development, crossed, projects, 0.1)
+    for share in (0.5, 0.35):
+        data = question_data(looked.candidate, looked.development, looked.crossed, projects, share)
+        # rows in order: 8 answerable questions a project, its 2 written negatives, then all 10 asked of the others
+        assert data.y.tolist() == [1.0] * 24 + [0.0] * 36
+        assert data.w[:24].sum() == pytest.approx(share)
+        assert data.w[24:30].sum() == pytest.approx((1 - share) / 2)
+        assert data.w[30:].sum() == pytest.approx((1 - share) / 2)
+
+
+def test_the_criterion_weighs_written_negatives_as_much_as_crossed_questions_however_many_of_each():
+    base = {"mrr": 0.5, "recall": 0.6, "negatives_empty": 0.4, "crossed_empty": 0.8, "positives_empty": 0.1}
+    assert criterion(base) == pytest.approx(0.5 + 0.3 + 0.6 - 0.2)
+    one_more_written = criterion({**base, "negatives_empty": 0.6})
+    one_more_crossed = criterion({**base, "crossed_empty": 1.0})
+    assert one_more_written == pytest.approx(one_more_crossed) == pytest.approx(criterion(base) + 0.1)
