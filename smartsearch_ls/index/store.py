@@ -12,6 +12,11 @@ Only a regular file is read, without following a link: a FIFO put at the index p
 ever, a link to `/dev/zero` read until memory ran out. A persist killed mid-write leaves its temporary file
 (as large as the index); loading removes those that have not been written to for `STALE_TEMPORARY_SECONDS`,
 which leaves alone the one another process on the same cache is writing.
+
+A payload's lists and dicts are written as a run of separate pickles of `PART_ITEMS` items (`Parts`), after the
+payload's other values: one pickle of the whole payload kept a memo entry for every object it wrote, hundreds of
+thousands on a large root, at the moment the server had just built the index and held the most. A file written as
+one pickle (before parts) loads as before.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import stat
 import tempfile
 import time
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -43,6 +49,9 @@ STALE_TEMPORARY_SECONDS = 600.0
 
 CHECKSUM_CHUNK = 1 << 20
 """Bytes read at a time to checksum a persisted file before it is unpickled."""
+
+PART_ITEMS = 512
+"""Items of a list, or pairs of a dict, pickled together: the memo a pickle keeps is as large as one part."""
 
 _MAGIC = b"smartsearch-index"
 """Followed by a space, the format version and a line end, then the payload's checksum on the second line."""
@@ -82,7 +91,7 @@ def save(path: Path, payload: dict[str, Any], *, version: int = FORMAT) -> bool:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(header(b"", version))  # placeholder: every header of this version has the same length
                 hashing = _HashingWriter(handle)
-                pickle.dump(payload, hashing, protocol=pickle.HIGHEST_PROTOCOL)
+                _dump_in_parts(payload, hashing)
                 handle.seek(0)
                 handle.write(_header_line(version, hashing.checksum))
             os.replace(temporary, path)
@@ -93,6 +102,42 @@ def save(path: Path, payload: dict[str, Any], *, version: int = FORMAT) -> bool:
         log.warning("could not persist the index to %s: %s", path, error)
         return False
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """Stands in the first pickle for a list or dict of the payload whose items follow in pickles of their own."""
+
+    kind: type[list[Any]] | type[dict[Any, Any]]
+    length: int
+
+
+def _dump_in_parts(payload: dict[str, Any], sink: _HashingWriter) -> None:
+    """The payload with each list and dict replaced by its `Parts`, then their items, `PART_ITEMS` to a pickle."""
+    collections = {key: value for key, value in payload.items() if type(value) in (list, dict)}
+    skeleton = {key: Parts(type(value), len(value)) if key in collections else value for key, value in payload.items()}
+    pickle.dump(skeleton, sink, protocol=pickle.HIGHEST_PROTOCOL)
+    for value in collections.values():
+        items = list(value.items()) if isinstance(value, dict) else value
+        for start in range(0, len(items), PART_ITEMS):
+            pickle.dump(items[start : start + PART_ITEMS], sink, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _load_parts(handle: BinaryIO) -> Any:
+    """The payload `_dump_in_parts` wrote, or what a file of one pickle holds."""
+    payload = pickle.load(handle)
+    if not isinstance(payload, dict):
+        return payload
+    for key, value in payload.items():
+        if isinstance(value, Parts):
+            items: list[Any] = []
+            while len(items) < value.length:
+                part = pickle.load(handle)
+                if not isinstance(part, list) or not part:
+                    raise ValueError(f"part of {key!r} is not a list of items")
+                items.extend(part)
+            payload[key] = dict(items) if value.kind is dict else items
+    return payload
 
 
 class _HashingWriter:
@@ -133,7 +178,7 @@ def load(path: Path, *, version: int = FORMAT) -> dict[str, Any] | None:
                 return None
             handle.seek(start)
             with gc_paused():  # millions of objects, none of them garbage
-                payload = pickle.load(handle)
+                payload = _load_parts(handle)
             if _identity(handle) != before:  # written in place between the two reads: not what was checked
                 log.warning("ignoring the index at %s: it changed while it was read; it will be rebuilt", path)
                 return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import pickle
 import tracemalloc
 from pathlib import Path
 
@@ -26,8 +27,39 @@ def test_saving_streams_into_the_file_instead_of_pickling_a_copy_in_memory(tmp_p
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 12_000_000, peak  # the pickler's memo and frames (~6 MB here), not a copy of the 20+ MB pickle
+    assert peak < 12_000_000, peak  # a part's memo and frames, not a copy of the 20+ MB pickle
     assert store.load(path) == payload
+
+
+def test_lists_and_dicts_are_pickled_in_parts_so_no_memo_spans_the_whole_payload(tmp_path: Path) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    rows = [f"row {i}" for i in range(200_000)]  # every distinct object a memo entry of one whole pickle
+    payload = {"root": "x", "rows": rows, "files": {f"f{i}.py": (i, f"f{i}") for i in range(3_000)}, "none": []}
+    tracemalloc.start()
+    try:
+        assert store.save(path, payload)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2_000_000, peak
+    assert store.load(path) == payload
+
+
+def test_a_file_of_one_pickle_still_loads(tmp_path: Path) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    payload = {"root": "x", "rows": list(range(5_000)), "files": {"a.py": 1}}
+    data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(store.header(data) + data)
+    assert store.load(path) == payload
+
+
+def test_a_file_missing_parts_is_a_miss(tmp_path: Path) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    data = pickle.dumps({"root": "x", "rows": store.Parts(list, 5)}) + pickle.dumps([1, 2])  # five said, two there
+    path.parent.mkdir(parents=True)
+    path.write_bytes(store.header(data) + data)
+    assert store.load(path) is None
 
 
 def test_loading_unpickles_from_the_file_without_holding_its_bytes(tmp_path: Path) -> None:
