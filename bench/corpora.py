@@ -1,8 +1,8 @@
 """Benchmark corpora: real projects fetched by exact version, checked by sha256, unpacked under `bench/.corpora/`.
 
-Why archives from package registries rather than git checkouts: PyPI and npm are the only outside sources this
-project's machines reach, and a pinned sdist or tarball with a pinned hash gives every developer and CI the very
-same bytes, so a timing or quality number measured on one machine means the same on another.
+Why archives from package registries rather than git checkouts: PyPI, npm and Debian's archive are the only
+outside sources this project's machines reach, and a pinned sdist, tarball or `.deb` with a pinned hash gives every
+developer and CI the very same bytes, so a timing or quality number measured on one machine means the same on another.
 
 Each corpus is a directory tree. `click` and `zod` are small enough to read by hand (the behavior quality set is
 written against them); `large` stacks several big sdists side by side to match the scale of the Pydantic AI
@@ -177,7 +177,7 @@ def _deb(name: str, version: str, arch: str, sha256: str, top: str, keep: tuple[
     return Source("debian", name, version, f"{name}_{version}_{arch}.deb", sha256, keep=keep, top=top)
 
 
-# The quality set's other projects (`bench/quality/behavior/`): real libraries in five languages, none of them a
+# The quality set's other projects (`bench/quality/behavior/`): real libraries in six languages, none of them a
 # project reserved for independent checks (README, "Quality"). Each is small enough to read whole, which is what
 # checking a gold span by hand takes.
 KOA = Corpus(
@@ -582,7 +582,7 @@ CHRONIC = Corpus(
         ),
     ),
     quick=False,
-    description="chronic 0.10.5 (Debian's ruby-chronic): dates and times read from natural language (Ruby)",
+    description="gitlab-chronic 0.10.5, a fork of chronic (Debian's ruby-chronic): dates read from plain words (Ruby)",
 )
 
 PARSE = Corpus(

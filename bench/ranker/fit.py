@@ -272,8 +272,8 @@ def figures_on(looked: Looked, ranker: Ranker, held: Sequence[str]) -> dict[str,
 
 def criterion(figures: dict[str, float]) -> float:
     """What the grid maximizes: the ranking with the cut, the written negatives and the crossed questions answered
-    with nothing as two equal halves of one term (pooled by count, a project's five written negatives would weigh
-    next to nothing against its hundreds of crossed questions, yet they are the kind of absent behavior a user asks
+    with nothing as two equal halves of one term (pooled by count, a project's few written negatives would weigh
+    next to nothing against the many questions crossed into it, yet they are the kind of absent behavior a user asks
     about), and twice the answerable questions answered with nothing held against it."""
     negatives = (figures["negatives_empty"] + figures["crossed_empty"]) / 2
     return figures["mrr"] + figures["recall"] / 2 + negatives - 2 * figures["positives_empty"]

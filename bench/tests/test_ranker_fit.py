@@ -18,8 +18,10 @@ from bench.ranker.fit import (
     Questions,
     criterion,
     cross_validate,
+    figures_on,
     fit,
     fit_candidates,
+    fit_question,
     fit_ranker,
     question_data,
     scored,
@@ -130,7 +132,7 @@ def test_the_positives_share_splits_the_question_model_s_weight_and_the_rest_goe
     looked = fit_candidates(development, crossed, projects, 0.1)
     for share in (0.5, 0.35):
         data = question_data(looked.candidate, looked.development, looked.crossed, projects, share)
-        # rows in order: 8 answerable questions a project, its 2 written negatives, then all 10 asked of the others
+        # rows in order: the 24 answerable questions, the 6 written negatives, then the 30 crossed questions
         assert data.y.tolist() == [1.0] * 24 + [0.0] * 36
         assert data.w[:24].sum() == pytest.approx(share)
         assert data.w[24:30].sum() == pytest.approx((1 - share) / 2)
@@ -143,3 +145,24 @@ def test_the_criterion_weighs_written_negatives_as_much_as_crossed_questions_how
     one_more_written = criterion({**base, "negatives_empty": 0.6})
     one_more_crossed = criterion({**base, "crossed_empty": 1.0})
     assert one_more_written == pytest.approx(one_more_crossed) == pytest.approx(criterion(base) + 0.1)
+
+
+def test_a_smaller_positives_share_makes_the_question_model_say_nothing_more_often():
+    projects = ("alpha", "beta", "gamma")
+    development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
+    looked = fit_candidates(development, crossed, projects, 0.1)
+    assert fit_question(looked, projects, 1.0, 0.35).bias < fit_question(looked, projects, 1.0, 0.5).bias
+
+
+def test_each_fold_scores_the_ranker_fitted_without_it_at_every_part_of_the_setting():
+    projects = ("alpha", "beta", "gamma")
+    development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
+    setting = (0.1, 10.0, 0.35, 0.02)  # the share and the sharpness apart, so neither can stand in for the other
+    reported = cross_validate(development, crossed, [setting])[setting]
+    folds = []
+    for held in projects:
+        rest = [p for p in projects if p != held]
+        looked = fit_candidates(development, crossed, rest, setting[0])
+        folds.append(figures_on(looked, fit_ranker(development, crossed, rest, setting), [held]))
+    assert reported == pytest.approx({name: np.mean([fold[name] for fold in folds]) for name in reported})
+    assert reported["criterion"] == pytest.approx(criterion(reported))

@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from bench.corpora import CORPORA
+from bench.quality.sets import PARTS
 from bench.train import build, pins, queries
 from bench.train.comments import ParsedFile
 from smartsearch_ls.chunking.chunker import chunk_file
@@ -293,3 +295,10 @@ def test_pins_are_enough_mixed_and_none_is_excluded():
 )
 def test_excluded_projects_and_their_copies_are_caught(name):
     assert pins.excluded_by(name) is not None
+
+
+@pytest.mark.parametrize("corpus", sorted(set(PARTS["all"])))
+def test_every_quality_project_is_kept_out_of_training_under_each_of_its_names(corpus):
+    sources = CORPORA[corpus].sources
+    assert pins.excluded_by(corpus) is not None or all(pins.excluded_by(source.name) for source in sources)
+    assert all(pins.excluded_by(source.name) or pins.excluded_by(source.top) for source in sources)

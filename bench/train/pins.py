@@ -2,10 +2,11 @@
 project the engine is measured on.
 
 Why pins: the corpus must be the same bytes on every machine, so a model trained on it can be retrained and its
-figures reproduced. Why the exclusions: issue 19 reserves eleven projects for independent checks and the quality
-set is measured on its own; a model that has seen their code (or a fork or copy of it) would be graded on its own
-homework. `excluded_by` checks every pin's names against both lists, token by token, so a renamed copy such as
-`golang-github-spf13-cobra-dev` or `flask-login` is caught too; `PINS` is checked when this module loads.
+figures reproduced. Why the exclusions: issue 19 reserves eleven projects for independent checks, and the quality
+set measures the engine on its own projects; a model that has seen their code (or a fork or copy of it) would be
+graded on its own homework. `excluded_by` checks every pin's names against both lists, token by token, so a
+renamed copy such as `golang-github-spf13-cobra-dev` or `flask-login` is caught too; `PINS` is checked when this
+module loads.
 
 Mix (issue 19 asks for several languages): Python sdists from PyPI; npm tarballs that ship readable sources
 (`keep` picks the source folder, never the bundled `dist/`); Go, Rust and Ruby libraries from Debian, which carries
@@ -29,7 +30,9 @@ QUALITY = (
 )  # fmt: skip
 """The quality set's projects (`bench/corpora.py`): spf13/pflag, gorilla/mux, go-ini/ini, spf13/cast, tidwall/gjson,
 magiconair/properties, gobwas/glob and the semver crate by their last name part, so another fork of pflag or any
-package named semver is kept out too; yargs-parser by its first, so the rest of yargs is too."""
+package named semver is kept out too; yargs-parser by its first, so the rest of yargs is too. Broad names (parse,
+glob, cast, properties, schedule, validator, base64) also keep out unrelated packages that hold them as a token
+(`fast-glob`, `base64-js`): the corpus has plenty without them."""
 RESERVED_SEQUENCES = (("tanstack", "query", "core"), ("query", "core"))
 """Names of more than one token, matched as a run of tokens."""
 

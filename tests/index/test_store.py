@@ -5,11 +5,25 @@ from __future__ import annotations
 import logging
 import pickle
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from smartsearch_ls.index import store
+
+T = TypeVar("T")
+
+
+def traced_peak(action: Callable[[], T]) -> tuple[T, int]:
+    """What `action` returns, and the most memory Python allocated while it ran."""
+    tracemalloc.start()
+    try:
+        result = action()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def test_round_trip(tmp_path: Path) -> None:
@@ -21,12 +35,8 @@ def test_round_trip(tmp_path: Path) -> None:
 def test_saving_streams_into_the_file_instead_of_pickling_a_copy_in_memory(tmp_path: Path) -> None:
     path = store.index_path(tmp_path, tmp_path / "root")
     payload = {"blob": bytes(20_000_000), "rows": [str(i) for i in range(100_000)]}
-    tracemalloc.start()
-    try:
-        assert store.save(path, payload)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    saved, peak = traced_peak(lambda: store.save(path, payload))
+    assert saved
     assert peak < 12_000_000, peak  # a part's memo and frames, not a copy of the 20+ MB pickle
     assert store.load(path) == payload
 
@@ -35,12 +45,8 @@ def test_lists_and_dicts_are_pickled_in_parts_so_no_memo_spans_the_whole_payload
     path = store.index_path(tmp_path, tmp_path / "root")
     rows = [f"row {i}" for i in range(200_000)]  # every distinct object a memo entry of one whole pickle
     payload = {"root": "x", "rows": rows, "files": {f"f{i}.py": (i, f"f{i}") for i in range(3_000)}, "none": []}
-    tracemalloc.start()
-    try:
-        assert store.save(path, payload)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    saved, peak = traced_peak(lambda: store.save(path, payload))
+    assert saved
     assert peak < 2_000_000, peak
     assert store.load(path) == payload
 
@@ -66,12 +72,7 @@ def test_loading_unpickles_from_the_file_without_holding_its_bytes(tmp_path: Pat
     path = store.index_path(tmp_path, tmp_path / "root")
     size = 20_000_000
     store.save(path, {"blob": bytes(size)})
-    tracemalloc.start()
-    try:
-        loaded = store.load(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    loaded, peak = traced_peak(lambda: store.load(path))
     assert loaded is not None and len(loaded["blob"]) == size
     assert peak < 1.3 * size, peak / size  # the payload and a chunk read for the checksum; not the file's bytes too
 

@@ -7,8 +7,9 @@ Logistic models over `features`, fitted by `bench/ranker/fit.py` on the developm
   whose answer the shortlist holds: it orders the candidates;
 - the question model, P(the answer is in the shortlist), from how the best candidates stand (their scores, their
   lead over the rest, how much of the question's wording the code holds at all), fitted on written negatives and
-  on questions asked of projects they were not written for, classes weighed even: a question is taken to be as
-  likely to name a behavior that exists as one that does not.
+  on questions asked of projects they were not written for, the answerable questions' share of the weight chosen
+  by the fit (`positive_share` in `ranker.json`; 0.5, the shipped choice, weighs the classes even: a question is
+  taken to be as likely to name a behavior that exists as one that does not).
 
 What a candidate's readings say (its comments' and its later lines' vectors, `embedding.readings`) is read for the
 leaders of the shortlist only: a third logistic, the first look, orders the candidates by everything else, and the

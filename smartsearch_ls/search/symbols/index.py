@@ -145,7 +145,7 @@ class SymbolIndex:
 
         The server calls this between searches rather than building everything in one call: a large root's whole
         build, run in a thread beside the first search after a restart, held the GIL so often that the search
-        took about twice as long. Every slice, the last one (the ranking) included, is short."""
+        took about twice as long (bench/README.md). Every slice, the last one (the ranking) included, is short."""
         with self.lock:
             if not self.sync(limit):
                 return False
