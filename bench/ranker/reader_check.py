@@ -1,0 +1,181 @@
+"""Would a reader's verdict tell absent behaviors from present ones better? Its scores beside the question model.
+
+`bench.train.reader` scores each development, near-miss and crossed question's best candidates with a model that
+never saw its project. Here the question model is fitted leave-one-project-out as `fit` folds it (candidate side at
+the shipped setting), once as shipped and once with one more input, and each left-out project's questions are
+scored by both. Printed: the area under the curve of the answerable questions' probability against each kind of
+negative's, and the shares answered with nothing at 0.5; first for the reader's best logit among the candidates,
+then for a control that reads no code at all, the number of the question's words (`question_words`). A question
+the reader did not score (crossed questions outside its sample) is left out of both sides; an answerable question
+whose shortlist misses its answer is fitted on as the fit does (a negative) and counted in neither kind.
+
+Before that, each verdict alone, and the best logit taken apart: its mean over the candidates says what the model
+thinks of the question whatever the code, the best less that mean what it reads in one candidate's code against the
+others. A reader whose signal is all in the mean, and which cannot tell an answerable question from the same question
+asked of another project (`crossed`), has learned how the questions are written, not what the code does.
+
+    .venv/bin/python -m bench.ranker.reader_check --scores DIR/scores.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from bench.ranker import fit as F
+from bench.ranker.collect import Rows, rows_path
+from bench.ranker.pairs import pairs_path
+from smartsearch_ls.index.terms import QUERY_STOP_WORDS
+from smartsearch_ls.judge.local.ranker import QUESTION_NAMES, question_features
+
+Key = tuple[str, str, str]
+KINDS = ("answerable", "written", "near misses", "crossed")
+
+
+def readings(path: Path) -> dict[Key, list[float]]:
+    """(set, corpus, question) -> the reader's logits for the question's candidates."""
+    found: dict[Key, list[float]] = {}
+    with path.open() as lines:
+        for line in lines:
+            record = json.loads(line)
+            found[(record["set"], record["corpus"], record["query"])] = record["logits"]
+    return found
+
+
+def question_words(query: str) -> int:
+    """The question's words that are not stop words: how long it was written."""
+    return sum(1 for word in re.findall(r"[A-Za-z0-9_]+", query) if word.lower() not in QUERY_STOP_WORDS)
+
+
+VERDICTS: dict[str, Callable[[Key, list[float]], float]] = {
+    "the reader's best logit": lambda _, logits: max(logits),
+    "its mean over the candidates (the question)": lambda _, logits: float(np.mean(logits)),
+    "its best less that mean (the code)": lambda _, logits: max(logits) - float(np.mean(logits)),
+    "the question's words, no reader": lambda key, _: float(question_words(key[2])),
+}
+
+
+def verdicts(read: dict[Key, list[float]], name: str) -> dict[Key, float]:
+    return {key: VERDICTS[name](key, logits) for key, logits in read.items() if logits}
+
+
+def area(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """The probability that an answerable question scores above a negative (ties count half)."""
+    pos, neg = np.asarray(positives)[:, None], np.asarray(negatives)[None, :]
+    return float((pos > neg).mean() + 0.5 * (pos == neg).mean())
+
+
+class Side:
+    """The question rows of some questions of one set, with one more input (`read`) beside them."""
+
+    def __init__(self, name: str, questions: F.Questions, chosen: Sequence[int], read: dict[Key, float]):
+        self.questions = questions
+        keys = [(name, questions.rows.cases[q].corpus, questions.rows.cases[q].query) for q in chosen]
+        self.chosen = [q for q, key in zip(chosen, keys, strict=True) if key in read]
+        self.extra = np.array([read[key] for key in keys if key in read]).reshape(-1, 1)
+
+    def rows(self, candidate: F.Logistic) -> npt.NDArray[np.float64]:
+        groups = [self.questions.rows.features[self.questions.groups[q]] for q in self.chosen]
+        base = [question_features(g, candidate.logits(g)) for g in groups]
+        return np.array(base).reshape(len(self.chosen), len(QUESTION_NAMES))
+
+
+def check(read: dict[Key, float], penalty: float = 0.1, question_penalty: float = 1.0) -> dict[str, dict[str, list]]:
+    development = F.Questions(Rows.load(rows_path("development")))
+    crossed = F.Questions(Rows.load(rows_path("crossed")))
+    near = F.Questions(Rows.load(rows_path("near-misses")))
+    projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
+    held_signs = [QUESTION_NAMES.index(name) for name in F.QUESTION_WORD_EVIDENCE]
+    scores: dict[str, dict[str, list]] = {side: {kind: [] for kind in KINDS} for side in ("shipped", "with it")}
+    for held in projects:
+        rest = [p for p in projects if p != held]
+        looked = F.fit_candidates(development, crossed, rest, penalty)
+        dev = looked.development
+        own = dev.of(rest)
+        asked = {dev.rows.cases[q].query for q in own}
+        others = [q for q in looked.crossed.of(rest) if looked.crossed.rows.cases[q].query in asked]
+        taught = [
+            (Side("development", dev, [q for q in own if dev.answered(q)], read), 1.0, 0.5),
+            (Side("development", dev, [q for q in own if not dev.answered(q)], read), 0.0, 0.25),
+            (Side("crossed", looked.crossed, others, read), 0.0, 0.25),
+        ]
+        x = np.vstack([side.rows(looked.candidate) for side, _, _ in taught])
+        extra = np.vstack([side.extra for side, _, _ in taught])
+        y = np.concatenate([np.full(len(side.chosen), label) for side, label, _ in taught])
+        w = np.concatenate([np.full(len(side.chosen), share / len(side.chosen)) for side, _, share in taught])
+        plain = F.fit(F.Data(x, y, w), question_penalty, held_signs)
+        helped = F.fit(F.Data(np.hstack([x, extra]), y, w), question_penalty, held_signs)
+        mine = dev.of([held])
+        near_read = near.read_by(looked.first)
+        for kind, side in zip(
+            KINDS,
+            (
+                Side("development", dev, [q for q in mine if dev.answered(q)], read),
+                Side("development", dev, [q for q in mine if not dev.rows.cases[q].gold], read),
+                Side("near-misses", near_read, near_read.of([held]), read),
+                Side("crossed", looked.crossed, looked.crossed.of([held]), read),
+            ),
+            strict=True,
+        ):
+            if not side.chosen:
+                continue
+            rows = side.rows(looked.candidate)
+            scores["shipped"][kind] += list(plain.probabilities(rows))
+            scores["with it"][kind] += list(helped.probabilities(np.hstack([rows, side.extra])))
+    return scores
+
+
+def alone(read: dict[Key, float], answered: set[tuple[str, str]], absent: set[tuple[str, str]]) -> list[float]:
+    """A verdict's own areas against written negatives, near misses and crossed questions; `answered` and `absent`
+    are the development questions (corpus, words) whose shortlist holds an answer, and those that have none."""
+    by_kind: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    for (name, corpus, query), value in read.items():
+        if name == "development":
+            kind = "answerable" if (corpus, query) in answered else "written" if (corpus, query) in absent else None
+        else:
+            kind = "near misses" if name == "near-misses" else "crossed"
+        if kind is not None:
+            by_kind[kind].append(value)
+    return [area(by_kind["answerable"], by_kind[kind]) for kind in KINDS[1:]]
+
+
+def report(scores: dict[str, dict[str, list]]) -> str:
+    lines = [
+        "| question model | AUC vs written negatives | vs near misses | vs crossed | answerable empty | written empty"
+        " | near misses empty | crossed empty |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for side, by_kind in scores.items():
+        answerable = by_kind["answerable"]
+        areas = [area(answerable, by_kind[kind]) for kind in KINDS[1:]]
+        empty = [float(np.mean(np.asarray(by_kind[kind]) < F.THRESHOLD)) for kind in KINDS]
+        lines.append(f"| {side} | " + " | ".join(f"{v:.3f}" for v in areas + empty) + " |")
+    counts = ", ".join(f"{len(v)} {k}" for k, v in scores["shipped"].items())
+    return "\n".join(lines) + f"\n\n({counts})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scores", type=Path, required=True)
+    args = parser.parse_args()
+    read = readings(args.scores)
+    with pairs_path("development").open() as lines:
+        development = [json.loads(line) for line in lines]
+    answered = {(q["corpus"], q["query"]) for q in development if q["answered"]}
+    absent = {(q["corpus"], q["query"]) for q in development if not q["has_gold"]}
+    print("| alone | AUC vs written negatives | vs near misses | vs crossed |\n| --- | ---: | ---: | ---: |")
+    for name in VERDICTS:
+        print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in alone(verdicts(read, name), answered, absent)) + " |")
+    for name in ("the reader's best logit", "the question's words, no reader"):
+        print(f"\nBeside the question model: {name}\n")
+        print(report(check(verdicts(read, name))))
+
+
+if __name__ == "__main__":
+    main()
