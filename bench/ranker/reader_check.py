@@ -1,18 +1,18 @@
 """Would a reader's verdict tell absent behaviors from present ones better? Its scores beside the question model.
 
 `bench.train.reader` scores each development, near-miss and crossed question's best candidates with a model that
-never saw its project. Here the question model is fitted leave-one-project-out as `fit` folds it (candidate side at
-the shipped setting), once as shipped and once with one more input, and each left-out project's questions are
-scored by both. Printed: the area under the curve of the answerable questions' probability against each kind of
-negative's, and the shares answered with nothing at 0.5; first for the reader's best logit among the candidates,
-then for a control that reads no code at all, the number of the question's words (`question_words`). A question
-the reader did not score (crossed questions outside its sample) is left out of both sides; an answerable question
-whose shortlist misses its answer is fitted on as the fit does (a negative) and counted in neither kind.
+never saw its project. Here the question model is fitted leave-one-project-out as `fit` folds it (at the shipped
+recipe's penalties and positives' share), without more inputs, with the reader's best logit among the candidates,
+with a control that reads no code at all (the number of the question's content words, `question_words`), and with
+both; each left-out project's questions are scored by each. Printed: the area under the curve of the answerable
+questions' probability against each kind of negative's, and the shares answered with nothing at 0.5. Every side
+sees the same questions, those the reader scored (so the crossed ones are its sample, and the side without
+more inputs is not `fit`'s figure, which fits on every crossed question); an answerable question whose shortlist
+misses its answer is fitted on as the fit does (a negative) and counted in neither kind.
 
-Before that, each verdict alone, and the best logit taken apart: its mean over the candidates says what the model
-thinks of the question whatever the code, the best less that mean what it reads in one candidate's code against the
-others. A reader whose signal is all in the mean, and which cannot tell an answerable question from the same question
-asked of another project (`crossed`), has learned how the questions are written, not what the code does.
+Before that, each verdict alone: the best logit, its mean over the candidates, the best less that mean (what sets
+one candidate apart), the word count; and how the mean follows the word count. A reader whose gain the word count
+gives as well, and adds nothing beside it, has learned how the questions are written.
 
     .venv/bin/python -m bench.ranker.reader_check --scores DIR/scores.jsonl
 """
@@ -32,7 +32,7 @@ from bench.ranker import fit as F
 from bench.ranker.collect import Rows, rows_path
 from bench.ranker.pairs import pairs_path
 from smartsearch_ls.index.terms import QUERY_STOP_WORDS
-from smartsearch_ls.judge.local.ranker import QUESTION_NAMES, question_features
+from smartsearch_ls.judge.local.ranker import QUESTION_NAMES, WEIGHTS, question_features
 
 Key = tuple[str, str, str]
 KINDS = ("answerable", "written", "near misses", "crossed")
@@ -53,11 +53,14 @@ def question_words(query: str) -> int:
     return sum(1 for word in re.findall(r"[A-Za-z0-9_]+", query) if word.lower() not in QUERY_STOP_WORDS)
 
 
+READER = "the reader's best logit"
+QUESTION_PART = "its mean over the candidates"
+WORDS = "the question's content words (no reader)"
 VERDICTS: dict[str, Callable[[Key, list[float]], float]] = {
-    "the reader's best logit": lambda _, logits: max(logits),
-    "its mean over the candidates (the question)": lambda _, logits: float(np.mean(logits)),
-    "its best less that mean (the code)": lambda _, logits: max(logits) - float(np.mean(logits)),
-    "the question's words, no reader": lambda key, _: float(question_words(key[2])),
+    READER: lambda _, logits: max(logits),
+    QUESTION_PART: lambda _, logits: float(np.mean(logits)),
+    "its best less that mean": lambda _, logits: max(logits) - float(np.mean(logits)),
+    WORDS: lambda key, _: float(question_words(key[2])),
 }
 
 
@@ -72,13 +75,16 @@ def area(positives: Sequence[float], negatives: Sequence[float]) -> float:
 
 
 class Side:
-    """The question rows of some questions of one set, with one more input (`read`) beside them."""
+    """The question rows of some questions of one set, with more inputs (`columns`, one verdict each) beside them;
+    a question some verdict has no value for is left out."""
 
-    def __init__(self, name: str, questions: F.Questions, chosen: Sequence[int], read: dict[Key, float]):
+    def __init__(self, name: str, questions: F.Questions, chosen: Sequence[int], columns: Sequence[dict[Key, float]]):
         self.questions = questions
         keys = [(name, questions.rows.cases[q].corpus, questions.rows.cases[q].query) for q in chosen]
-        self.chosen = [q for q, key in zip(chosen, keys, strict=True) if key in read]
-        self.extra = np.array([read[key] for key in keys if key in read]).reshape(-1, 1)
+        kept = [all(key in column for column in columns) for key in keys]
+        self.chosen = [q for q, keep in zip(chosen, kept, strict=True) if keep]
+        values = [[column[key] for column in columns] for key, keep in zip(keys, kept, strict=True) if keep]
+        self.extra = np.array(values).reshape(len(self.chosen), len(columns))
 
     def rows(self, candidate: F.Logistic) -> npt.NDArray[np.float64]:
         groups = [self.questions.rows.features[self.questions.groups[q]] for q in self.chosen]
@@ -86,13 +92,20 @@ class Side:
         return np.array(base).reshape(len(self.chosen), len(QUESTION_NAMES))
 
 
-def check(read: dict[Key, float], penalty: float = 0.1, question_penalty: float = 1.0) -> dict[str, dict[str, list]]:
+def check(sides: dict[str, list[int]], columns: Sequence[dict[Key, float]]) -> dict[str, dict[str, list]]:
+    """Leave-one-project-out probabilities of each kind of question, for each side: the question model fitted with
+    the `columns` its side names (by position) beside the question's own inputs, at the shipped recipe's penalties
+    and positives' share. Every side is fitted and scored on the same questions: those every column has a value for
+    (so the crossed questions are the reader's sample, not every crossed question as `fit` fits on)."""
+    recipe = json.loads(WEIGHTS.read_text())
+    penalty, question_penalty = recipe["penalties"]
+    share = recipe["positive_share"]
     development = F.Questions(Rows.load(rows_path("development")))
     crossed = F.Questions(Rows.load(rows_path("crossed")))
     near = F.Questions(Rows.load(rows_path("near-misses")))
     projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
     held_signs = [QUESTION_NAMES.index(name) for name in F.QUESTION_WORD_EVIDENCE]
-    scores: dict[str, dict[str, list]] = {side: {kind: [] for kind in KINDS} for side in ("shipped", "with it")}
+    scores: dict[str, dict[str, list]] = {side: {kind: [] for kind in KINDS} for side in sides}
     for held in projects:
         rest = [p for p in projects if p != held]
         looked = F.fit_candidates(development, crossed, rest, penalty)
@@ -101,33 +114,35 @@ def check(read: dict[Key, float], penalty: float = 0.1, question_penalty: float 
         asked = {dev.rows.cases[q].query for q in own}
         others = [q for q in looked.crossed.of(rest) if looked.crossed.rows.cases[q].query in asked]
         taught = [
-            (Side("development", dev, [q for q in own if dev.answered(q)], read), 1.0, 0.5),
-            (Side("development", dev, [q for q in own if not dev.answered(q)], read), 0.0, 0.25),
-            (Side("crossed", looked.crossed, others, read), 0.0, 0.25),
+            (Side("development", dev, [q for q in own if dev.answered(q)], columns), 1.0, share),
+            (Side("development", dev, [q for q in own if not dev.answered(q)], columns), 0.0, (1 - share) / 2),
+            (Side("crossed", looked.crossed, others, columns), 0.0, (1 - share) / 2),
         ]
         x = np.vstack([side.rows(looked.candidate) for side, _, _ in taught])
         extra = np.vstack([side.extra for side, _, _ in taught])
         y = np.concatenate([np.full(len(side.chosen), label) for side, label, _ in taught])
-        w = np.concatenate([np.full(len(side.chosen), share / len(side.chosen)) for side, _, share in taught])
-        plain = F.fit(F.Data(x, y, w), question_penalty, held_signs)
-        helped = F.fit(F.Data(np.hstack([x, extra]), y, w), question_penalty, held_signs)
+        w = np.concatenate([np.full(len(side.chosen), weight / len(side.chosen)) for side, _, weight in taught])
+        models = {
+            name: F.fit(F.Data(np.hstack([x, extra[:, used]]), y, w), question_penalty, held_signs)
+            for name, used in sides.items()
+        }
         mine = dev.of([held])
         near_read = near.read_by(looked.first)
         for kind, side in zip(
             KINDS,
             (
-                Side("development", dev, [q for q in mine if dev.answered(q)], read),
-                Side("development", dev, [q for q in mine if not dev.rows.cases[q].gold], read),
-                Side("near-misses", near_read, near_read.of([held]), read),
-                Side("crossed", looked.crossed, looked.crossed.of([held]), read),
+                Side("development", dev, [q for q in mine if dev.answered(q)], columns),
+                Side("development", dev, [q for q in mine if not dev.rows.cases[q].gold], columns),
+                Side("near-misses", near_read, near_read.of([held]), columns),
+                Side("crossed", looked.crossed, looked.crossed.of([held]), columns),
             ),
             strict=True,
         ):
             if not side.chosen:
                 continue
             rows = side.rows(looked.candidate)
-            scores["shipped"][kind] += list(plain.probabilities(rows))
-            scores["with it"][kind] += list(helped.probabilities(np.hstack([rows, side.extra])))
+            for name, used in sides.items():
+                scores[name][kind] += list(models[name].probabilities(np.hstack([rows, side.extra[:, used]])))
     return scores
 
 
@@ -156,7 +171,7 @@ def report(scores: dict[str, dict[str, list]]) -> str:
         areas = [area(answerable, by_kind[kind]) for kind in KINDS[1:]]
         empty = [float(np.mean(np.asarray(by_kind[kind]) < F.THRESHOLD)) for kind in KINDS]
         lines.append(f"| {side} | " + " | ".join(f"{v:.3f}" for v in areas + empty) + " |")
-    counts = ", ".join(f"{len(v)} {k}" for k, v in scores["shipped"].items())
+    counts = ", ".join(f"{len(v)} {k}" for k, v in next(iter(scores.values())).items())
     return "\n".join(lines) + f"\n\n({counts})"
 
 
@@ -167,14 +182,24 @@ def main() -> None:
     read = readings(args.scores)
     with pairs_path("development").open() as lines:
         development = [json.loads(line) for line in lines]
+    unread = sum(("development", q["corpus"], q["query"]) not in read for q in development)
+    if unread:
+        raise SystemExit(
+            f"{args.scores} scores {len(development) - unread} of the {len(development)} development questions: "
+            "a run of bench.train.reader that finished every fold scores them all"
+        )
     answered = {(q["corpus"], q["query"]) for q in development if q["answered"]}
     absent = {(q["corpus"], q["query"]) for q in development if not q["has_gold"]}
     print("| alone | AUC vs written negatives | vs near misses | vs crossed |\n| --- | ---: | ---: | ---: |")
     for name in VERDICTS:
         print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in alone(verdicts(read, name), answered, absent)) + " |")
-    for name in ("the reader's best logit", "the question's words, no reader"):
-        print(f"\nBeside the question model: {name}\n")
-        print(report(check(verdicts(read, name))))
+    best, words = verdicts(read, READER), verdicts(read, WORDS)
+    mean = verdicts(read, QUESTION_PART)
+    keys = sorted(mean)
+    correlation = np.corrcoef([mean[k] for k in keys], [words[k] for k in keys])[0, 1]
+    print(f"\ncorrelation of {QUESTION_PART} with {WORDS}: {correlation:.2f}\n")
+    sides = {"without them (the same questions)": [], f"with {READER}": [0], f"with {WORDS}": [1], "with both": [0, 1]}
+    print(report(check(sides, [best, words])))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
-"""The reader's recipe keeps its scores honest: a held project's questions never teach the model that scores them,
-and each question teaches its answers and its best non-answers."""
+"""The reader's recipe keeps its scores honest: a held project's questions, asked of it or of another project, never
+teach the model that scores them, and each question teaches its answers and its best non-answers."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from bench.ranker.reader_check import alone, area, question_words, readings, verdicts
-from bench.train.reader import folds, pairs, training_pairs
+from bench.ranker.reader_check import QUESTION_PART, READER, WORDS, alone, area, question_words, readings, verdicts
+from bench.train.reader import folds, held_records, pairs, training_pairs
 
 
 def _record(corpus: str, query: str, labels: list[int], kind: str = "development") -> dict:
@@ -29,17 +29,39 @@ def test_a_question_teaches_two_answers_at_most_and_its_best_non_answers_first()
     assert [text.split("[SEP] ")[1] for text, _ in taught] == ["q 1", "q 3", "q 0", "q 2"]
 
 
-def test_the_held_projects_questions_never_teach_and_the_newcomer_ones_always_do():
-    sets = {
+def _sets() -> dict[str, list[dict]]:
+    return {
         "development": [_record("held", "asked of held", [1, 0]), _record("other", "asked of other", [1, 0])],
         "near-misses": [_record("held", "near of held", [0, 0], "near-misses")],
-        "crossed": [_record("held", "crossed into held", [0, 0], "crossed")],
+        "crossed": [
+            _record("held", "asked of other", [0, 0, 0, 0], "crossed"),
+            _record("other", "asked of held", [0, 0, 0, 0], "crossed"),
+            _record("third", "asked of other", [0, 0, 0, 0], "crossed"),
+            _record("held", "asked of held elsewhere", [0, 0, 0, 0], "crossed"),
+        ],
         "newcomer": [_record("train-source/x", "newcomer", [1, 0], "newcomer")],
     }
-    taught = {text.split(" [SEP]")[0] for text, _ in training_pairs(sets, {"held"})}
-    assert taught == {"asked of other", "newcomer"}
-    everything = {text.split(" [SEP]")[0] for text, _ in training_pairs(sets, set())}
-    assert everything == {"asked of held", "asked of other", "near of held", "crossed into held", "newcomer"}
+
+
+def test_the_held_projects_questions_never_teach_and_the_newcomer_ones_always_do():
+    taught = training_pairs(_sets(), {"held"})
+    # "asked of held" is a held project's question even where it is asked of "other"; "third" touches nothing held
+    assert {text.split(" [SEP]")[0] for text, _ in taught} == {"asked of other", "newcomer"}
+    assert sum(text.startswith("asked of other") for text, _ in taught) == 2 + 2  # its own pairs, third's two
+    everything = {text.split(" [SEP]")[0] for text, _ in training_pairs(_sets(), set())}
+    assert everything == {"asked of held", "asked of other", "near of held", "asked of held elsewhere", "newcomer"}
+
+
+def test_a_fold_scores_its_own_questions_and_crossed_ones_whose_two_projects_it_holds():
+    sets = _sets()
+    sets["development"].append(_record("held too", "asked of held elsewhere", [1]))
+    scored = [(r["set"], r["corpus"], r["query"]) for r in held_records(sets, {"held", "held too"})]
+    assert scored == [
+        ("development", "held", "asked of held"),
+        ("development", "held too", "asked of held elsewhere"),
+        ("near-misses", "held", "near of held"),
+        ("crossed", "held", "asked of held elsewhere"),
+    ]
 
 
 def test_a_verdict_is_taken_apart_into_the_question_and_the_code(tmp_path):
@@ -50,10 +72,10 @@ def test_a_verdict_is_taken_apart_into_the_question_and_the_code(tmp_path):
     )
     read = readings(path)
     key = ("development", "a", "where do we parse dates")
-    assert verdicts(read, "the reader's best logit")[key] == 2.5
-    assert verdicts(read, "its mean over the candidates (the question)")[key] == 2 / 3
-    assert verdicts(read, "its best less that mean (the code)")[key] == 2.5 - 2 / 3
-    assert verdicts(read, "the question's words, no reader")[key] == question_words("where do we parse dates") == 2
+    assert verdicts(read, READER)[key] == 2.5
+    assert verdicts(read, QUESTION_PART)[key] == 2 / 3
+    assert verdicts(read, "its best less that mean")[key] == 2.5 - 2 / 3
+    assert verdicts(read, WORDS)[key] == question_words("where do we parse dates") == 2
 
 
 def test_each_kind_is_scored_against_the_answerable_questions_and_ties_count_half():

@@ -6,15 +6,15 @@ those questions themselves: the development part's (answerable ones and written 
 a sample of its questions asked of other projects, and the newcomer questions of the training packages, each with
 the shipped ranker's best candidates (`bench.ranker.pairs`). Run with the training venv:
 
-    /work/train-venv/bin/python -m bench.train.reader --out DIR [--start MODEL_DIR] [--folds 2] [--epochs 2]
+    /work/train-venv/bin/python -m bench.train.reader --out DIR [--start MODEL_DIR] [--folds 2] [--epochs 2] [--seed 0]
 
-The development projects are cut into `--folds` seeded folds; for each, a model is trained on every other fold's
-questions plus all the newcomer questions, and scores the held fold's questions: `DIR/scores.jsonl` holds every
-development, near-miss and crossed question's logits for its `TOP` best candidates, each from a model that never
-saw its project, which `bench.ranker.reader_check` weighs beside the question model. `--full` trains one more model
-on every fold (what a judge would ship) and saves it as `DIR/full/` (a `BertModel` with `head.json`, which
-`bench.train.export` exports). Pointwise binary cross-entropy, answers weighing `POSITIVE_WEIGHT` (there are about
-six non-answers to each), word embeddings frozen as in the bi-encoder's recipe, seeded throughout.
+The development projects are cut into `--folds` seeded folds; for each, a model is trained on the questions that
+touch no project of the fold (a question asked of another project touches both) plus all the newcomer questions, and
+scores the fold's questions: `DIR/scores.jsonl` holds every development and near-miss question's logits for its
+`TOP` best candidates, and those of the crossed questions whose two projects are both in the fold, each from a model
+that saw neither the question nor the code; `bench.ranker.reader_check` weighs them beside the question model.
+Pointwise binary cross-entropy, answers weighing `POSITIVE_WEIGHT` (there are about six non-answers to each), word
+embeddings frozen as in the bi-encoder's recipe, seeded throughout. Measured and not kept: README.md here.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from bench.train.crossencoder import HEAD_LEARNING_RATE, LEARNING_RATE, CrossEnc
 REPO = Path(__file__).resolve().parents[2]
 PAIRS = REPO / "bench" / "out" / "ranker"
 TOP = 8
+"""`bench.ranker.pairs.TOP`, repeated: this venv reads the pairs before the project's modules are importable."""
 NEGATIVES = 4
 """Non-answers per question taught, the ranker's best first."""
 CROSSED_NEGATIVES = 2
@@ -68,15 +69,36 @@ def pairs(record: Record, negatives: int = NEGATIVES) -> list[Pair]:
     ]
 
 
+def origins(development: Iterable[Record]) -> dict[str, str]:
+    """Each development question's own project, by its words: where a crossed question comes from."""
+    return {record["query"]: record["corpus"] for record in development}
+
+
+def touches(record: Record, held: set[str], origin: dict[str, str]) -> bool:
+    """Whether a question is asked of a `held` project or, asked of another, comes from one."""
+    return record["corpus"] in held or (record["set"] == "crossed" and origin.get(record["query"]) in held)
+
+
 def training_pairs(sets: dict[str, list[Record]], held: set[str]) -> list[Pair]:
-    """Every question outside the `held` projects, the newcomer questions always (none is a quality project)."""
+    """Every question that touches no `held` project, the newcomer questions always (none is a quality project)."""
+    origin = origins(sets["development"])
     taught = [p for r in sets["newcomer"] for p in pairs(r)]
-    taught += [p for r in sets["development"] + sets["near-misses"] if r["corpus"] not in held for p in pairs(r)]
-    taught += [p for r in sets["crossed"] if r["corpus"] not in held for p in pairs(r, CROSSED_NEGATIVES)]
+    for name, negatives in (("development", NEGATIVES), ("near-misses", NEGATIVES), ("crossed", CROSSED_NEGATIVES)):
+        taught += [p for r in sets[name] if not touches(r, held, origin) for p in pairs(r, negatives)]
     return taught
 
 
-def train(taught: Sequence[Pair], start: Path, epochs: int, seed: int, log: Any = print) -> CrossEncoder:
+def held_records(sets: dict[str, list[Record]], held: set[str]) -> Iterable[Record]:
+    """The questions a model that never saw `held` may score: asked of a held project, and a crossed one also coming
+    from one (its words were not taught, and neither was the code)."""
+    origin = origins(sets["development"])
+    for name in ("development", "near-misses", "crossed"):
+        for record in sets[name]:
+            if record["corpus"] in held and (name != "crossed" or origin.get(record["query"]) in held):
+                yield record
+
+
+def train(taught: Sequence[Pair], start: Path, epochs: int, seed: int) -> CrossEncoder:
     import torch
 
     torch.set_num_threads(2)
@@ -105,7 +127,7 @@ def train(taught: Sequence[Pair], start: Path, epochs: int, seed: int, log: Any 
                 pos_weight=weight,
             )
             biencoder.apply_gradients(torch, loss, params, optimizer, scheduler)
-        log(f"  epoch {epoch + 1}: {len(taught)} pairs in {time.time() - started:.0f}s")
+        print(f"  epoch {epoch + 1}: {len(taught)} pairs in {time.time() - started:.0f}s", flush=True)
     return model
 
 
@@ -132,7 +154,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--full", action="store_true", help="also train on every fold and save the model")
     args = parser.parse_args(argv)
     biencoder.use_project_modules()
     start = args.start or biencoder.base_model_dir()
@@ -142,12 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for k, held in enumerate(folds({r["corpus"] for r in sets["development"]}, args.folds, args.seed)):
             print(f"fold {k}: holds {', '.join(sorted(held))}", flush=True)
             model = train(training_pairs(sets, held), start, args.epochs, args.seed + k)
-            for name in ("development", "near-misses", "crossed"):
-                for line in scored(model, (r for r in sets[name] if r["corpus"] in held), k):
-                    out.write(json.dumps(line) + "\n")
-    if args.full:
-        model = train(training_pairs(sets, set()), start, args.epochs, args.seed)
-        model.save(args.out / "full")
+            for line in scored(model, held_records(sets, held), k):
+                out.write(json.dumps(line) + "\n")
     return 0
 
 
