@@ -159,22 +159,31 @@ def candidate_data(questions: Questions, chosen: Sequence[int]) -> Data:
     )
 
 
-def question_data(
-    model: Logistic, development: Questions, crossed: Questions, projects: Sequence[str], positive_share: float
-) -> Data:
-    """One row per question of `projects`: the answerable ones weighing `positive_share` in all, the written
+QuestionGroup = tuple[Questions, list[int], float, float]
+"""Questions of one set, their label, and the share of the question model's row weight they hold together."""
+
+
+def question_groups(
+    development: Questions, crossed: Questions, projects: Sequence[str], positive_share: float
+) -> list[QuestionGroup]:
+    """The question model's rows of `projects`: the answerable ones weighing `positive_share` in all, the written
     negatives and the questions crossed into `projects` half of the rest each."""
     own = development.of(projects)
     asked = {development.rows.cases[q].query for q in own}
     others = [q for q in crossed.of(projects) if crossed.rows.cases[q].query in asked]
-    x, y, w = [], [], []
-    positives = [q for q in own if development.answered(q)]
-    written = [q for q in own if not development.answered(q)]
-    for source, chosen, label, weight in (
-        (development, positives, 1.0, positive_share),
-        (development, written, 0.0, (1 - positive_share) / 2),
+    return [
+        (development, [q for q in own if development.answered(q)], 1.0, positive_share),
+        (development, [q for q in own if not development.answered(q)], 0.0, (1 - positive_share) / 2),
         (crossed, others, 0.0, (1 - positive_share) / 2),
-    ):
+    ]
+
+
+def question_data(
+    model: Logistic, development: Questions, crossed: Questions, projects: Sequence[str], positive_share: float
+) -> Data:
+    """One row per question of `question_groups`, each group's rows sharing its weight."""
+    x, y, w = [], [], []
+    for source, chosen, label, weight in question_groups(development, crossed, projects, positive_share):
         for q in chosen:
             g = source.groups[q]
             x.append(question_features(source.rows.features[g], model.logits(source.rows.features[g])))

@@ -110,13 +110,9 @@ def check(sides: dict[str, list[int]], columns: Sequence[dict[Key, float]]) -> d
         rest = [p for p in projects if p != held]
         looked = F.fit_candidates(development, crossed, rest, penalty)
         dev = looked.development
-        own = dev.of(rest)
-        asked = {dev.rows.cases[q].query for q in own}
-        others = [q for q in looked.crossed.of(rest) if looked.crossed.rows.cases[q].query in asked]
         taught = [
-            (Side("development", dev, [q for q in own if dev.answered(q)], columns), 1.0, share),
-            (Side("development", dev, [q for q in own if not dev.answered(q)], columns), 0.0, (1 - share) / 2),
-            (Side("crossed", looked.crossed, others, columns), 0.0, (1 - share) / 2),
+            (Side("development" if source is dev else "crossed", source, chosen, columns), label, weight)
+            for source, chosen, label, weight in F.question_groups(dev, looked.crossed, rest, share)
         ]
         x = np.vstack([side.rows(looked.candidate) for side, _, _ in taught])
         extra = np.vstack([side.extra for side, _, _ in taught])
