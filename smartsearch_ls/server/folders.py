@@ -281,7 +281,8 @@ class Folders:
                     released = loop.time()
                     await asyncio.to_thread(release_free_memory)
             embedded, total = await asyncio.to_thread(dense.progress)
-            await asyncio.to_thread(dense.persist)
+            # A restart on a root embedded before finds nothing to embed; its vectors are on disk as they are.
+            await asyncio.to_thread(dense.persist, only_if_changed=True)
             await asyncio.to_thread(release_free_memory)
             log.info("embeddings ready for %s: %d of %d snippets", root, embedded, total)
         except Exception:  # the dense side is an optimisation: losing it must never hurt the server
