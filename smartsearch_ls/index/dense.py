@@ -363,10 +363,13 @@ class DenseIndex:
             "matrix": matrix,
             **nothing,
         }
-        saved = store.save(dense_path(self.index.cache_dir, self.index.root), payload, version=VECTORS_FORMAT)
-        if not saved:
-            with self._lock:
-                self._unpersisted = True
+        saved = False
+        try:
+            saved = store.save(dense_path(self.index.cache_dir, self.index.root), payload, version=VECTORS_FORMAT)
+        finally:  # a save that failed or raised (out of memory, say) leaves them unsaved: a later one must not skip
+            if not saved:
+                with self._lock:
+                    self._unpersisted = True
         return saved
 
     # -- bookkeeping (callers hold the locks) ---------------------------------------------------------

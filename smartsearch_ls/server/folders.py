@@ -281,7 +281,9 @@ class Folders:
                     released = loop.time()
                     await asyncio.to_thread(release_free_memory)
             embedded, total = await asyncio.to_thread(dense.progress)
-            # A restart on a root embedded before finds nothing to embed; its vectors are on disk as they are.
+            # Only what this pass stored needs saving: a restart on a root embedded to its end stores nothing, and
+            # rewriting the whole unchanged file would compete with its first search. Vectors of snippets retired
+            # meanwhile stay on disk until the next save, as after any unchanged session (`DenseIndex.persist`).
             await asyncio.to_thread(dense.persist, only_if_changed=True)
             await asyncio.to_thread(release_free_memory)
             log.info("embeddings ready for %s: %d of %d snippets", root, embedded, total)

@@ -176,6 +176,27 @@ def test_vectors_are_written_again_only_when_new_ones_were_stored(tmp_path: Path
     assert warm.persist(only_if_changed=True) and saved.stat().st_ino != written
 
 
+def test_vectors_whose_save_raised_are_saved_by_the_next_save_of_changes(
+    tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save that raised (not an unwritable folder, which `store.save` reports) left them marked as saved, so
+    every later save skipped them for good."""
+    index = built(tmp_path)
+    dense = dense_of(index, embedder)
+    dense.embed_pending(2)
+    save = store.save
+
+    def out_of_memory(*args: object, **kwargs: object) -> bool:
+        raise MemoryError
+
+    monkeypatch.setattr(store, "save", out_of_memory)
+    with pytest.raises(MemoryError):
+        dense.persist()
+    monkeypatch.setattr(store, "save", save)
+    assert dense.persist(only_if_changed=True)
+    assert dense_path(index.cache_dir, index.root).exists()  # type: ignore[arg-type]
+
+
 def test_an_edit_re_embeds_only_the_changed_snippet(tmp_path: Path, embedder: CountingEmbedder) -> None:
     index = built(tmp_path)
     dense = dense_of(index, embedder)
