@@ -104,8 +104,8 @@ async def start_indexing(server: SmartSearchServer) -> None:
 
 
 def import_model_judging(judge: str) -> None:
-    """Import the per-snippet judging of a Pydantic AI model judge, and with it Pydantic AI (~1 s of CPU), for a
-    judge other than `local` (which needs neither).
+    """Import the per-snippet judging of a Pydantic AI model judge, and with it Pydantic AI (the heaviest import
+    there is), for a judge other than `local` (which needs neither).
 
     Called after `initialized` and before indexing starts, not beside it: loading a persisted index is Python
     work in this process too, and the two sharing the interpreter made both late (`bench.server` measures it)."""
@@ -225,7 +225,7 @@ def register(server: SmartSearchServer) -> None:
 
     async def _prepare_then_index(ls: SmartSearchServer) -> None:
         """The judge's imports, then the model and the indexes; in a task of its own, so that an `exit` arriving
-        during the imports (a second of CPU for a model judge) ends the process quietly: a cancelled handler's
+        during the imports (the longest part of a model judge's start) ends the process quietly: a cancelled handler's
         future made pygls log a traceback at every such exit."""
         try:
             await asyncio.to_thread(import_model_judging, ls.settings.judge.model)
