@@ -42,7 +42,7 @@ from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
 from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import features, query_terms, root_idf
-from smartsearch_ls.judge.local.model import local_judge
+from smartsearch_ls.judge.local.model import LocalJudge, local_judge
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "bench" / "out" / "ranker"
@@ -129,6 +129,20 @@ def use_candidate_model(path: Path) -> Path:
     return CACHE.with_name(f"cache-{digest[:12]}")
 
 
+def judged(
+    case: metrics.QueryCase, index: RootIndex, dense: DenseIndex, judge: LocalJudge
+) -> tuple[list[Evidence], npt.NDArray[np.float64]]:
+    """The question's shortlist as the local judge completes it (cosines and readings), and its rows of features:
+    what the real search hands the ranker."""
+    found = shortlist(
+        [Scope(index)], case.query, CANDIDATES, (dense,), documentation=asks_for_documentation(case.query)
+    )
+    shortlisted = [Evidence(c.snippet, c.lexical, c.cosine) for c in found.candidates]
+    evidence = asyncio.run(judge.with_cosines(case.query, shortlisted))
+    idf = root_idf(index.bm25.frequency, index.bm25.live, query_terms(case.query))
+    return evidence, features(case.query, evidence, idf)
+
+
 def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = print, cache: Path = CACHE) -> Rows:
     opened: dict[str, tuple[RootIndex, DenseIndex]] = {}
     judge = local_judge()
@@ -140,16 +154,10 @@ def collect(cases: Sequence[metrics.QueryCase], log: Callable[[str], None] = pri
     for number, case in enumerate(cases):
         if case.corpus not in opened:
             opened[case.corpus] = open_corpus(corpus_path(case.corpus), cache, embed_all=True, log=log)
-        index, dense = opened[case.corpus]
-        found = shortlist(
-            [Scope(index)], case.query, CANDIDATES, (dense,), documentation=asks_for_documentation(case.query)
-        )
-        shortlisted = [Evidence(c.snippet, c.lexical, c.cosine) for c in found.candidates]
-        evidence = asyncio.run(judge.with_cosines(case.query, shortlisted))  # as the judge completes them
-        idf = root_idf(index.bm25.frequency, index.bm25.live, query_terms(case.query))
-        blocks.append(features(case.query, evidence, idf))
-        for c in found.candidates:
-            span = (c.snippet.path, c.snippet.start_line, c.snippet.end_line)
+        evidence, rows = judged(case, *opened[case.corpus], judge)
+        blocks.append(rows)
+        for e in evidence:
+            span = (e.snippet.path, e.snippet.start_line, e.snippet.end_line)
             spans.append(span)
             labels.append(int(metrics.is_hit(span, case.gold)))
             question.append(number)

@@ -17,7 +17,6 @@ development project would be tens of thousands).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import random
 from collections.abc import Iterator
@@ -28,12 +27,8 @@ import numpy as np
 
 from bench.ours import open_corpus
 from bench.quality import metrics
-from bench.ranker.collect import CACHE, CANDIDATES, OUT, corpus_path, set_cases
+from bench.ranker.collect import CACHE, OUT, corpus_path, judged, set_cases
 from smartsearch_ls.chunking.snippet import snippet_text
-from smartsearch_ls.discovery.documentation import asks_for_documentation
-from smartsearch_ls.index.shortlist import Scope, shortlist
-from smartsearch_ls.judge.contract import Evidence
-from smartsearch_ls.judge.local.features import features, query_terms, root_idf
 from smartsearch_ls.judge.local.model import local_judge
 from smartsearch_ls.judge.local.ranker import shipped_ranker
 
@@ -61,15 +56,8 @@ def questions(name: str) -> Iterator[dict[str, Any]]:
     for case in cases:
         if case.corpus not in opened:
             opened[case.corpus] = open_corpus(corpus_path(case.corpus), CACHE, embed_all=True, log=lambda _: None)
-        index, dense = opened[case.corpus]
-        found = shortlist(
-            [Scope(index)], case.query, CANDIDATES, (dense,), documentation=asks_for_documentation(case.query)
-        )
-        evidence = asyncio.run(
-            judge.with_cosines(case.query, [Evidence(c.snippet, c.lexical, c.cosine) for c in found.candidates])
-        )
-        idf = root_idf(index.bm25.frequency, index.bm25.live, query_terms(case.query))
-        relevance = ranker.relevance(ranker.as_read(features(case.query, evidence, idf)))
+        evidence, rows = judged(case, *opened[case.corpus], judge)
+        relevance = ranker.relevance(ranker.as_read(rows))
         order = [int(i) for i in np.argsort(-relevance, kind="stable")]
         rank = {i: r for r, i in enumerate(order)}
         spans = [(e.snippet.path, e.snippet.start_line, e.snippet.end_line) for e in evidence]

@@ -54,11 +54,11 @@ def question_words(query: str) -> int:
 
 
 READER = "the reader's best logit"
-QUESTION_PART = "its mean over the candidates"
+MEAN = "its mean over the candidates"
 WORDS = "the question's content words (no reader)"
 VERDICTS: dict[str, Callable[[Key, list[float]], float]] = {
     READER: lambda _, logits: max(logits),
-    QUESTION_PART: lambda _, logits: float(np.mean(logits)),
+    MEAN: lambda _, logits: float(np.mean(logits)),
     "its best less that mean": lambda _, logits: max(logits) - float(np.mean(logits)),
     WORDS: lambda key, _: float(question_words(key[2])),
 }
@@ -190,10 +190,10 @@ def main() -> None:
     for name in VERDICTS:
         print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in alone(verdicts(read, name), answered, absent)) + " |")
     best, words = verdicts(read, READER), verdicts(read, WORDS)
-    mean = verdicts(read, QUESTION_PART)
+    mean = verdicts(read, MEAN)
     keys = sorted(mean)
     correlation = np.corrcoef([mean[k] for k in keys], [words[k] for k in keys])[0, 1]
-    print(f"\ncorrelation of {QUESTION_PART} with {WORDS}: {correlation:.2f}\n")
+    print(f"\ncorrelation of {MEAN} with {WORDS}: {correlation:.2f}\n")
     sides = {"without them (the same questions)": [], f"with {READER}": [0], f"with {WORDS}": [1], "with both": [0, 1]}
     print(report(check(sides, [best, words])))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.ranker.reader_check import QUESTION_PART, READER, WORDS, alone, area, question_words, readings, verdicts
+from bench.ranker.reader_check import MEAN, READER, WORDS, alone, area, question_words, readings, verdicts
 from bench.train.reader import folds, held_records, pairs, training_pairs
 
 
@@ -73,7 +73,7 @@ def test_a_verdict_is_taken_apart_into_the_question_and_the_code(tmp_path):
     read = readings(path)
     key = ("development", "a", "where do we parse dates")
     assert verdicts(read, READER)[key] == 2.5
-    assert verdicts(read, QUESTION_PART)[key] == 2 / 3
+    assert verdicts(read, MEAN)[key] == 2 / 3
     assert verdicts(read, "its best less that mean")[key] == 2.5 - 2 / 3
     assert verdicts(read, WORDS)[key] == question_words("where do we parse dates") == 2
 

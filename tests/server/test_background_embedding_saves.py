@@ -12,14 +12,15 @@ from smartsearch_ls.server.folders import Folders
 from tests.conftest import SAMPLE_PROJECT, write_tree
 
 
-async def embedded_to_the_end(root: Path, cache: Path) -> Folders:
-    """A new `Folders` on `root` whose background embedding has run to its end (its last save included)."""
+async def embedded_to_the_end(root: Path, cache: Path) -> None:
+    """A new `Folders` on `root`, until its background embedding has run to its end (its last save included); then
+    the folder is dropped, which stops its other background work (the symbol index) as a server's would."""
     folders = Folders(cache_dir=cache, semantic=True)
     folder = folders.add(root)
     await folders.build(folder)
     assert folder.embedding is not None, "the build started no background embedding"
     await folder.embedding
-    return folders
+    folders.remove(root)
 
 
 async def test_a_restart_with_every_snippet_embedded_leaves_the_saved_vectors_as_they_were(tmp_path: Path) -> None:
