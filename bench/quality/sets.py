@@ -46,6 +46,15 @@ how the question model tells a near miss from an answer, the decision that fitti
 improve (bench/ranker/README.md)."""
 
 
+MATCHED_ABSENCES = Path(__file__).resolve().parent / "matched_absences.jsonl"
+"""Six more absent behaviors per development project (four near misses, two features such a library might have),
+each written to the length and form of the project's answerable questions (within three words of their mean, the
+same share of questions ending in "?"), its absence checked by searching the whole tree and reading the closest
+code (`closest`, `why_absent`). The written negatives and the near misses are shorter than the answerable
+questions (about 14 words against 21), so a verdict can learn to tell them apart by length, which no user's
+question would carry; these cannot be told apart that way."""
+
+
 def corpus_file(corpus: str) -> Path:
     """The questions of one project."""
     return BEHAVIOR_DIR / f"{corpus}.jsonl"
@@ -59,3 +68,8 @@ def behavior_cases(part: Part = "all") -> list[QueryCase]:
 def near_miss_cases() -> list[QueryCase]:
     """`NEAR_MISSES`, every one a negative of a development project."""
     return load_cases(NEAR_MISSES)
+
+
+def matched_absence_cases() -> list[QueryCase]:
+    """`MATCHED_ABSENCES`, every one a negative of a development project."""
+    return load_cases(MATCHED_ABSENCES)

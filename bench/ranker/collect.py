@@ -8,7 +8,7 @@ labeled relevant when it overlaps a gold span. Rows are cached per set in `bench
 features, labels, question numbers and spans), so fitting and the ablations replay them without the engine.
 
     .venv/bin/python -m bench.ranker.collect --set development [--set crossed] [--set held-out] [--set train]
-        [--set near-misses] [--set summaries] [--set newcomer]
+        [--set near-misses] [--set matched] [--set summaries] [--set newcomer]
 
 `--model FILE --tag NAME` collects the same rows with a candidate embedding model instead of the shipped one (a
 file already in the product's fast form, as `bench.train.export` writes `fused-int8/model.onnx`), its vectors in
@@ -33,7 +33,7 @@ import numpy.typing as npt
 from bench.corpora import CORPORA_DIR
 from bench.ours import open_corpus
 from bench.quality import metrics
-from bench.quality.sets import behavior_cases, near_miss_cases
+from bench.quality.sets import behavior_cases, matched_absence_cases, near_miss_cases
 from bench.train.biencoder import SEED, training_queries
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.embedding import weights
@@ -97,6 +97,8 @@ def set_cases(name: str) -> list[metrics.QueryCase]:
         return crossed(behavior_cases("development"))
     if name == "near-misses":
         return near_miss_cases()
+    if name == "matched":
+        return matched_absence_cases()
     return behavior_cases(name)  # type: ignore[arg-type]
 
 
@@ -185,7 +187,7 @@ def main() -> None:
         "--set",
         action="append",
         required=True,
-        choices=("development", "held-out", "crossed", "near-misses", "train", "summaries", "newcomer"),
+        choices=("development", "held-out", "crossed", "near-misses", "matched", "train", "summaries", "newcomer"),
     )
     parser.add_argument("--model", type=Path, help="a candidate embedding model (fused int8 ONNX) to use instead")
     parser.add_argument("--tag", help="name of the rows collected with --model")

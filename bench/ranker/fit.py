@@ -21,9 +21,10 @@ development projects (fit on the others, replay the engine's cut on the one left
 matches (`PAGE`: the median count above the threshold on answerable questions), since a sharpness near 0 keeps every
 candidate of an answerable question above the threshold, which no metric in the top 10 sees but every user of the
 long list would. The held-out part is never read here; `evaluate.py` scores it with what this writes. The
-development projects' near misses (`collect --set near-misses`: `bench/quality/near_misses.jsonl`), once collected,
-are replayed in each fold and reported beside the criterion (and `--write` records it in `ranker.json` with the
-other figures); nothing is fitted on them.
+development projects' near misses (`collect --set near-misses`: `bench/quality/near_misses.jsonl`) and the absent
+behaviors written to the answerable questions' length (`collect --set matched`: `bench/quality/matched_absences.jsonl`),
+once collected, are replayed in each fold and reported beside the criterion (and `--write` records them in
+`ranker.json` with the other figures); nothing is fitted on them.
 
     .venv/bin/python -m bench.ranker.fit [--write] [--with-train] [--tag NAME]
 
@@ -36,7 +37,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +63,9 @@ THRESHOLD = 0.5
 PAGE = 10
 """The default `limit`: an answer should not hold many more matches above the threshold than it shows."""
 
+
+MEASURED = {"near_misses": "near-misses", "matched": "matched"}
+"""The absent behaviors replayed beside the criterion, never fitted on: figure name -> `collect` set."""
 
 Setting = tuple[float, float, float, float]
 """Candidate penalty, question penalty, positives' share, sharpness."""
@@ -294,28 +298,30 @@ def cross_validate(
     settings: Sequence[Setting],
     extra: Questions | None = None,
     extra_share: float = 1.0,
-    near_misses: Questions | None = None,
+    measured: Mapping[str, Questions] | None = None,
 ) -> dict[Setting, dict[str, float]]:
     """Each setting's figures, leave-one-project-out, averaged over the folds. Within a fold the candidate side is
     fitted once per candidate penalty and the question model once per question penalty and positives' share: the
-    sharpness only reshapes the scores. `near_misses` (`sets.NEAR_MISSES`, never fitted on) adds the share of the
-    left-out project's near misses answered with nothing, outside the criterion."""
+    sharpness only reshapes the scores. Each of `measured` (absent behaviors never fitted on, by figure name: the near
+    misses, the matched absences) adds the share of the left-out project's answered with nothing (`<name>_empty`),
+    outside the criterion."""
     projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
     folds: dict[Setting, list[dict[str, float]]] = {setting: [] for setting in settings}
     for held in projects:
         rest = [p for p in projects if p != held]
         for candidate_penalty in dict.fromkeys(s[0] for s in settings):
             looked = fit_candidates(development, crossed, rest, candidate_penalty, extra, extra_share)
-            near = near_misses.read_by(looked.first) if near_misses is not None else None
+            read = {name: questions.read_by(looked.first) for name, questions in (measured or {}).items()}
             for question_penalty, share in dict.fromkeys(s[1:3] for s in settings if s[0] == candidate_penalty):
                 question = fit_question(looked, rest, question_penalty, share)
                 for setting in settings:
                     if setting[:3] == (candidate_penalty, question_penalty, share):
                         ranker = Ranker(looked.first, looked.candidate, question, setting[3])
                         figures = figures_on(looked, ranker, [held])
-                        if near is not None and (asked := near.of([held])):
-                            answers = scored(near, ranker, asked, read=True)
-                            figures["near_misses_empty"] = replay(answers, THRESHOLD)["negatives_empty"]
+                        for name, questions in read.items():
+                            if asked := questions.of([held]):
+                                answers = scored(questions, ranker, asked, read=True)
+                                figures[f"{name}_empty"] = replay(answers, THRESHOLD)["negatives_empty"]
                         folds[setting].append(figures)
     return {setting: _mean_over_folds(figures) for setting, figures in folds.items()}
 
@@ -336,15 +342,18 @@ def main() -> None:
     extra = Questions(Rows.load(rows_path("train", args.tag))) if args.with_train else None
     development = Questions(Rows.load(rows_path("development", args.tag)))
     crossed = Questions(Rows.load(rows_path("crossed", args.tag)))
-    near_path = rows_path("near-misses", args.tag)
-    near_misses = Questions(Rows.load(near_path)) if near_path.exists() else None
-    if near_misses is None:
-        print(
-            f"near misses not collected ({near_path}): "
-            "`collect --set near-misses` (with --model and --tag as for the other rows) adds their figure"
-        )
+    measured = {}
+    for name, rows_set in MEASURED.items():
+        path = rows_path(rows_set, args.tag)
+        if path.exists():
+            measured[name] = Questions(Rows.load(path))
+        else:
+            print(
+                f"{rows_set} not collected ({path}): `collect --set {rows_set}` (with --model and --tag as for the "
+                "other rows) adds their figure"
+            )
     grid = list(itertools.product(CANDIDATE_PENALTIES, QUESTION_PENALTIES, POSITIVE_SHARES, SHARPNESS))
-    results = cross_validate(development, crossed, grid, extra, args.train_share, near_misses)
+    results = cross_validate(development, crossed, grid, extra, args.train_share, measured)
     for setting, figures in results.items():
         print(f"{setting}: " + "  ".join(f"{k} {v:.3f}" for k, v in figures.items()))
     paged = {k: v for k, v in results.items() if v["matches"] <= PAGE}

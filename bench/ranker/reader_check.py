@@ -35,7 +35,9 @@ from smartsearch_ls.index.terms import QUERY_STOP_WORDS
 from smartsearch_ls.judge.local.ranker import QUESTION_NAMES, WEIGHTS, question_features
 
 Key = tuple[str, str, str]
-KINDS = ("answerable", "written", "near misses", "crossed")
+KINDS = ("answerable", "written", "near misses", "crossed", "matched")
+SETS = {"near-misses": "near misses", "crossed": "crossed", "matched": "matched"}
+"""Each `collect` set of negatives other than the development part's own, by the kind it is counted as."""
 
 
 def readings(path: Path) -> dict[Key, list[float]]:
@@ -103,6 +105,8 @@ def check(sides: dict[str, list[int]], columns: Sequence[dict[Key, float]]) -> d
     development = F.Questions(Rows.load(rows_path("development")))
     crossed = F.Questions(Rows.load(rows_path("crossed")))
     near = F.Questions(Rows.load(rows_path("near-misses")))
+    matched_path = rows_path("matched")
+    matched = F.Questions(Rows.load(matched_path)) if matched_path.exists() else None
     projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
     held_signs = [QUESTION_NAMES.index(name) for name in F.QUESTION_WORD_EVIDENCE]
     scores: dict[str, dict[str, list]] = {side: {kind: [] for kind in KINDS} for side in sides}
@@ -124,16 +128,16 @@ def check(sides: dict[str, list[int]], columns: Sequence[dict[Key, float]]) -> d
         }
         mine = dev.of([held])
         near_read = near.read_by(looked.first)
-        for kind, side in zip(
-            KINDS,
-            (
-                Side("development", dev, [q for q in mine if dev.answered(q)], columns),
-                Side("development", dev, [q for q in mine if not dev.rows.cases[q].gold], columns),
-                Side("near-misses", near_read, near_read.of([held]), columns),
-                Side("crossed", looked.crossed, looked.crossed.of([held]), columns),
-            ),
-            strict=True,
-        ):
+        kinds = [
+            Side("development", dev, [q for q in mine if dev.answered(q)], columns),
+            Side("development", dev, [q for q in mine if not dev.rows.cases[q].gold], columns),
+            Side("near-misses", near_read, near_read.of([held]), columns),
+            Side("crossed", looked.crossed, looked.crossed.of([held]), columns),
+        ]
+        if matched is not None:
+            matched_read = matched.read_by(looked.first)
+            kinds.append(Side("matched", matched_read, matched_read.of([held]), columns))
+        for kind, side in zip(KINDS, kinds, strict=False):
             if not side.chosen:
                 continue
             rows = side.rows(looked.candidate)
@@ -150,22 +154,24 @@ def alone(read: dict[Key, float], answered: set[tuple[str, str]], absent: set[tu
         if name == "development":
             kind = "answerable" if (corpus, query) in answered else "written" if (corpus, query) in absent else None
         else:
-            kind = "near misses" if name == "near-misses" else "crossed"
+            kind = SETS.get(name)
         if kind is not None:
             by_kind[kind].append(value)
-    return [area(by_kind["answerable"], by_kind[kind]) for kind in KINDS[1:]]
+    return [area(by_kind["answerable"], by_kind[kind]) if by_kind[kind] else float("nan") for kind in KINDS[1:]]
 
 
 def report(scores: dict[str, dict[str, list]]) -> str:
     lines = [
-        "| question model | AUC vs written negatives | vs near misses | vs crossed | answerable empty | written empty"
-        " | near misses empty | crossed empty |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| question model | AUC vs written negatives | vs near misses | vs crossed | vs matched | answerable empty"
+        " | written empty | near misses empty | crossed empty | matched empty |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for side, by_kind in scores.items():
         answerable = by_kind["answerable"]
-        areas = [area(answerable, by_kind[kind]) for kind in KINDS[1:]]
-        empty = [float(np.mean(np.asarray(by_kind[kind]) < F.THRESHOLD)) for kind in KINDS]
+        areas = [area(answerable, by_kind[kind]) if by_kind[kind] else float("nan") for kind in KINDS[1:]]
+        empty = [
+            float(np.mean(np.asarray(by_kind[kind]) < F.THRESHOLD)) if by_kind[kind] else float("nan") for kind in KINDS
+        ]
         lines.append(f"| {side} | " + " | ".join(f"{v:.3f}" for v in areas + empty) + " |")
     counts = ", ".join(f"{len(v)} {k}" for k, v in next(iter(scores.values())).items())
     return "\n".join(lines) + f"\n\n({counts})"
@@ -186,7 +192,10 @@ def main() -> None:
         )
     answered = {(q["corpus"], q["query"]) for q in development if q["answered"]}
     absent = {(q["corpus"], q["query"]) for q in development if not q["has_gold"]}
-    print("| alone | AUC vs written negatives | vs near misses | vs crossed |\n| --- | ---: | ---: | ---: |")
+    print(
+        "| alone | AUC vs written negatives | vs near misses | vs crossed | vs matched |\n"
+        "| --- | ---: | ---: | ---: | ---: |"
+    )
     for name in VERDICTS:
         print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in alone(verdicts(read, name), answered, absent)) + " |")
     best, words = verdicts(read, READER), verdicts(read, WORDS)

@@ -8,7 +8,16 @@ import pytest
 
 from bench import corpora
 from bench.quality.metrics import load_cases
-from bench.quality.sets import BEHAVIOR_DIR, DEVELOPMENT, HELD_OUT, PARTS, behavior_cases, corpus_file, near_miss_cases
+from bench.quality.sets import (
+    BEHAVIOR_DIR,
+    DEVELOPMENT,
+    HELD_OUT,
+    PARTS,
+    behavior_cases,
+    corpus_file,
+    matched_absence_cases,
+    near_miss_cases,
+)
 from bench.tests.spans import check_gold_spans
 from tests.support.prerequisites import require
 
@@ -49,3 +58,16 @@ def test_near_misses_are_negatives_of_the_development_projects_only():
     asked = {case.key for case in behavior_cases("all")}
     assert not asked & {case.key for case in near}, "a near miss repeats a question of the behavior set"
     assert len({case.key for case in near}) == len(near)
+
+
+def test_matched_absences_are_new_negatives_of_the_development_projects_written_as_long_as_their_answerable_ones():
+    matched = matched_absence_cases()
+    assert all(case.negative for case in matched)
+    assert Counter(case.corpus for case in matched) == dict.fromkeys(DEVELOPMENT, 6)
+    earlier = {case.key for case in behavior_cases("all")} | {case.key for case in near_miss_cases()}
+    assert not earlier & {case.key for case in matched}, "a matched absence repeats an earlier question"
+    assert len({case.key for case in matched}) == len(matched)
+    for corpus in DEVELOPMENT:
+        answerable = [len(c.query.split()) for c in load_cases(corpus_file(corpus)) if not c.negative]
+        mine = [len(c.query.split()) for c in matched if c.corpus == corpus]
+        assert min(mine) >= 15 and abs(sum(mine) / len(mine) - sum(answerable) / len(answerable)) < 3.5, corpus

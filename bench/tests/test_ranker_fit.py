@@ -98,9 +98,12 @@ def test_the_grid_gives_each_setting_what_it_gives_alone_and_the_judge_s_rows():
         (1.0, 10.0, 0.5, 0.1),
     ]
     near_misses = questions(2, projects, asked_of_others=True)
-    together = cross_validate(development, crossed, grid, near_misses=near_misses)
+    together = cross_validate(development, crossed, grid, measured={"near_misses": near_misses})
     for setting in grid:
-        assert together[setting] == cross_validate(development, crossed, [setting], near_misses=near_misses)[setting]
+        assert (
+            together[setting]
+            == cross_validate(development, crossed, [setting], measured={"near_misses": near_misses})[setting]
+        )
     looked = fit_candidates(development, crossed, projects[1:], 0.1)
     ranker = fit_ranker(development, crossed, projects[1:], (0.1, 10.0, 0.5, 0.1))
     chosen = development.of(projects[:1])
@@ -114,7 +117,7 @@ def test_near_misses_are_replayed_per_fold_beside_figures_they_leave_alone():
     development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
     near_misses = questions(2, projects, asked_of_others=True)
     setting = (0.1, 10.0, 0.5, 0.1)
-    reported = cross_validate(development, crossed, [setting], near_misses=near_misses)[setting]
+    reported = cross_validate(development, crossed, [setting], measured={"near_misses": near_misses})[setting]
     assert {k: v for k, v in reported.items() if k != "near_misses_empty"} == cross_validate(
         development, crossed, [setting]
     )[setting]

@@ -52,6 +52,23 @@ def test_the_held_projects_questions_never_teach_and_the_newcomer_ones_always_do
     assert everything == {"asked of held", "asked of other", "near of held", "asked of held elsewhere", "newcomer"}
 
 
+def test_taught_the_matched_absences_a_reader_sees_no_absent_behavior_written_short():
+    sets = _sets()
+    sets["development"].append({**_record("other", "short absent of other", [0, 0]), "has_gold": False})
+    sets["newcomer"].append(
+        {**_record("train-source/x", "short newcomer absent", [0, 0], "newcomer"), "has_gold": False}
+    )
+    sets["matched"] = [_record("other", "long absent of other", [0, 0], "matched")]
+    written = {text.split(" [SEP]")[0] for text, _ in training_pairs(sets, set())}
+    matched = {text.split(" [SEP]")[0] for text, _ in training_pairs(sets, set(), "matched")}
+    assert {"short absent of other", "short newcomer absent", "near of held"} <= written
+    assert "long absent of other" not in written
+    assert matched == {"asked of held", "asked of other", "asked of held elsewhere", "newcomer", "long absent of other"}
+    assert "long absent of other" not in {
+        text.split(" [SEP]")[0] for text, _ in training_pairs(sets, {"other"}, "matched")
+    }
+
+
 def test_a_fold_scores_its_own_questions_and_crossed_ones_whose_two_projects_it_holds():
     sets = _sets()
     sets["development"].append(_record("held too", "asked of held elsewhere", [1]))
@@ -86,7 +103,8 @@ def test_each_kind_is_scored_against_the_answerable_questions_and_ties_count_hal
         ("development", "a", "missed by the shortlist"): 9.0,
         ("near-misses", "a", "near"): 1.0,
         ("crossed", "b", "present"): 3.0,
+        ("matched", "a", "absent, written as long"): 1.5,
     }
     answered = {("a", "present"), ("a", "also present")}
-    assert alone(read, answered, {("a", "absent")}) == [1.0, 0.75, 0.0]
+    assert alone(read, answered, {("a", "absent")}) == [1.0, 0.75, 0.0, 0.5]
     assert area(np.array([0.0]), np.array([1.0])) == 0.0

@@ -7,10 +7,11 @@ a sample of its questions asked of other projects, and the newcomer questions of
 the shipped ranker's best candidates (`bench.ranker.pairs`). Run with the training venv:
 
     /work/train-venv/bin/python -m bench.train.reader --out DIR [--start MODEL_DIR] [--folds 2] [--epochs 2] [--seed 0]
+        [--absent written|matched]
 
 The development projects are cut into `--folds` seeded folds; for each, a model is trained on the questions that
 touch no project of the fold (a question asked of another project touches both) plus all the newcomer questions, and
-scores the fold's questions: `DIR/scores.jsonl` holds every development and near-miss question's logits for its
+scores the fold's questions: `DIR/scores.jsonl` holds every development, near-miss and matched question's logits for its
 `TOP` best candidates, and those of the crossed questions whose two projects are both in the fold, each from a model
 that saw neither the question nor the code; `bench.ranker.reader_check` weighs them beside the question model.
 Pointwise binary cross-entropy, answers weighing `POSITIVE_WEIGHT` (there are about six non-answers to each), word
@@ -79,21 +80,42 @@ def touches(record: Record, held: set[str], origin: dict[str, str]) -> bool:
     return record["corpus"] in held or (record["set"] == "crossed" and origin.get(record["query"]) in held)
 
 
-def training_pairs(sets: dict[str, list[Record]], held: set[str]) -> list[Pair]:
-    """Every question that touches no `held` project, the newcomer questions always (none is a quality project)."""
+ABSENT = {"written": ("near-misses",), "matched": ("matched",)}
+"""Which absent behaviors of the development projects a reader is taught. `written`: the written negatives, the near
+misses and the newcomer questions' absent behaviors, all written shorter than the answerable questions; `matched`:
+only those written to the answerable questions' length and form (`bench/quality/matched_absences.jsonl`), so that
+length cannot be what it learns."""
+
+
+def training_pairs(sets: dict[str, list[Record]], held: set[str], absent: str = "written") -> list[Pair]:
+    """Every question that touches no `held` project, the newcomer questions always (none is a quality project); the
+    absent behaviors `absent` names (`ABSENT`)."""
     origin = origins(sets["development"])
-    taught = [p for r in sets["newcomer"] for p in pairs(r)]
-    for name, negatives in (("development", NEGATIVES), ("near-misses", NEGATIVES), ("crossed", CROSSED_NEGATIVES)):
-        taught += [p for r in sets[name] if not touches(r, held, origin) for p in pairs(r, negatives)]
+    short_absences = absent == "written"
+    taught = [p for r in sets["newcomer"] if short_absences or has_gold(r) for p in pairs(r)]
+    for name, negatives in (
+        ("development", NEGATIVES),
+        *((n, NEGATIVES) for n in ABSENT[absent]),
+        ("crossed", CROSSED_NEGATIVES),
+    ):
+        records = [r for r in sets[name] if not touches(r, held, origin)]
+        if name == "development" and not short_absences:
+            records = [r for r in records if has_gold(r)]
+        taught += [p for r in records for p in pairs(r, negatives)]
     return taught
+
+
+def has_gold(record: Record) -> bool:
+    """Whether a question has an answer in its project at all (records without the field are answerable ones)."""
+    return bool(record.get("has_gold", True))
 
 
 def held_records(sets: dict[str, list[Record]], held: set[str]) -> Iterable[Record]:
     """The questions a model that never saw `held` may score: asked of a held project, and a crossed one also coming
     from one (its words were not taught, and neither was the code)."""
     origin = origins(sets["development"])
-    for name in ("development", "near-misses", "crossed"):
-        for record in sets[name]:
+    for name in ("development", "near-misses", "matched", "crossed"):
+        for record in sets.get(name, ()):
             if record["corpus"] in held and (name != "crossed" or origin.get(record["query"]) in held):
                 yield record
 
@@ -154,15 +176,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--absent", choices=sorted(ABSENT), default="written", help="the absent behaviors it is taught")
     args = parser.parse_args(argv)
     biencoder.use_project_modules()
     start = args.start or biencoder.base_model_dir()
     sets = {name: load(name) for name in ("development", "near-misses", "newcomer", "crossed")}
+    sets["matched"] = load("matched") if (PAIRS / "pairs-matched.jsonl").exists() else []
+    if args.absent == "matched" and not sets["matched"]:
+        parser.error("--absent matched needs `bench.ranker.pairs --set matched` first")
     args.out.mkdir(parents=True, exist_ok=True)
     with (args.out / "scores.jsonl").open("w") as out:
         for k, held in enumerate(folds({r["corpus"] for r in sets["development"]}, args.folds, args.seed)):
             print(f"fold {k}: holds {', '.join(sorted(held))}", flush=True)
-            model = train(training_pairs(sets, held), start, args.epochs, args.seed + k)
+            model = train(training_pairs(sets, held, args.absent), start, args.epochs, args.seed + k)
             for line in scored(model, held_records(sets, held), k):
                 out.write(json.dumps(line) + "\n")
     return 0
