@@ -50,9 +50,9 @@ MATCHED_ABSENCES = Path(__file__).resolve().parent / "matched_absences.jsonl"
 """Six more absent behaviors per development project (four near misses, two features such a library might have),
 each written to the length and form of the project's answerable questions (within three words of their mean, the
 same share of questions ending in "?"), its absence checked by searching the whole tree and reading the closest
-code (`closest`, `why_absent`). The written negatives and the near misses are shorter than the answerable
-questions (about 14 words against 21), so a verdict can learn to tell them apart by length, which no user's
-question would carry; these cannot be told apart that way."""
+code (`closest`, `why_absent`). The written negatives and the near misses are shorter than the answerable questions
+(about 14 and 16 words against 20), so a verdict given the question's length could tell them apart by it, which no
+user's question would carry; these cannot be told apart that way."""
 
 
 def corpus_file(corpus: str) -> Path:

@@ -1,14 +1,16 @@
 """Would a reader's verdict tell absent behaviors from present ones better? Its scores beside the question model.
 
-`bench.train.reader` scores each development, near-miss and crossed question's best candidates with a model that
-never saw its project. Here the question model is fitted leave-one-project-out as `fit` folds it (at the shipped
-recipe's penalties and positives' share), without more inputs, with the reader's best logit among the candidates,
-with a control that reads no code at all (the number of the question's content words, `question_words`), and with
-both; each left-out project's questions are scored by each. Printed: the area under the curve of the answerable
-questions' probability against each kind of negative's, and the shares answered with nothing at 0.5. Every side
-sees the same questions, those the reader scored (so the crossed ones are its sample, and the side without
-more inputs is not `fit`'s figure, which fits on every crossed question); an answerable question whose shortlist
-misses its answer is fitted on as the fit does (a negative) and counted in neither kind.
+`bench.train.reader` scores each development, near-miss, matched-absence and crossed question's best candidates with
+a model that never saw its project. Here the question model is fitted leave-one-project-out as `fit` folds it (at
+the shipped recipe's penalties and positives' share), without more inputs, with the reader's best logit among the
+candidates, with a control that reads no code at all (the number of the question's content words, `question_words`),
+and with both; each left-out project's questions are scored by each. Printed: the area under the curve of the
+answerable questions' probability against each kind of negative's (the written negatives, the near misses, the
+crossed questions and, once collected, the matched absences; a kind without questions prints nan), and the shares
+answered with nothing at 0.5. Every side sees the same questions, those the reader scored (so the crossed ones are
+its sample, and the side without more inputs is not `fit`'s figure, which fits on every crossed question); an
+answerable question whose shortlist misses its answer is fitted on as the fit does (a negative) and counted in
+neither kind.
 
 Before that, each verdict alone: the best logit, its mean over the candidates, the best less that mean (what sets
 one candidate apart), the word count; and how the mean follows the word count. A reader whose gain the word count
@@ -70,6 +72,14 @@ def verdicts(read: dict[Key, list[float]], name: str) -> dict[Key, float]:
     return {key: VERDICTS[name](key, logits) for key, logits in read.items() if logits}
 
 
+NAN = float("nan")
+"""What a kind with no questions prints (the matched absences before `collect --set matched`)."""
+
+
+def area_or_nan(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    return area(positives, negatives) if len(negatives) else NAN
+
+
 def area(positives: Sequence[float], negatives: Sequence[float]) -> float:
     """The probability that an answerable question scores above a negative (ties count half)."""
     pos, neg = np.asarray(positives)[:, None], np.asarray(negatives)[None, :]
@@ -128,16 +138,16 @@ def check(sides: dict[str, list[int]], columns: Sequence[dict[Key, float]]) -> d
         }
         mine = dev.of([held])
         near_read = near.read_by(looked.first)
-        kinds = [
-            Side("development", dev, [q for q in mine if dev.answered(q)], columns),
-            Side("development", dev, [q for q in mine if not dev.rows.cases[q].gold], columns),
-            Side("near-misses", near_read, near_read.of([held]), columns),
-            Side("crossed", looked.crossed, looked.crossed.of([held]), columns),
-        ]
+        kinds = {
+            "answerable": Side("development", dev, [q for q in mine if dev.answered(q)], columns),
+            "written": Side("development", dev, [q for q in mine if not dev.rows.cases[q].gold], columns),
+            "near misses": Side("near-misses", near_read, near_read.of([held]), columns),
+            "crossed": Side("crossed", looked.crossed, looked.crossed.of([held]), columns),
+        }
         if matched is not None:
             matched_read = matched.read_by(looked.first)
-            kinds.append(Side("matched", matched_read, matched_read.of([held]), columns))
-        for kind, side in zip(KINDS, kinds, strict=False):
+            kinds["matched"] = Side("matched", matched_read, matched_read.of([held]), columns)
+        for kind, side in kinds.items():
             if not side.chosen:
                 continue
             rows = side.rows(looked.candidate)
@@ -147,7 +157,8 @@ def check(sides: dict[str, list[int]], columns: Sequence[dict[Key, float]]) -> d
 
 
 def alone(read: dict[Key, float], answered: set[tuple[str, str]], absent: set[tuple[str, str]]) -> list[float]:
-    """A verdict's own areas against written negatives, near misses and crossed questions; `answered` and `absent`
+    """A verdict's own areas against written negatives, near misses, crossed questions and matched absences (nan for
+    a kind it scored none of); `answered` and `absent`
     are the development questions (corpus, words) whose shortlist holds an answer, and those that have none."""
     by_kind: dict[str, list[float]] = {kind: [] for kind in KINDS}
     for (name, corpus, query), value in read.items():
@@ -157,7 +168,7 @@ def alone(read: dict[Key, float], answered: set[tuple[str, str]], absent: set[tu
             kind = SETS.get(name)
         if kind is not None:
             by_kind[kind].append(value)
-    return [area(by_kind["answerable"], by_kind[kind]) if by_kind[kind] else float("nan") for kind in KINDS[1:]]
+    return [area_or_nan(by_kind["answerable"], by_kind[kind]) for kind in KINDS[1:]]
 
 
 def report(scores: dict[str, dict[str, list]]) -> str:
@@ -168,10 +179,8 @@ def report(scores: dict[str, dict[str, list]]) -> str:
     ]
     for side, by_kind in scores.items():
         answerable = by_kind["answerable"]
-        areas = [area(answerable, by_kind[kind]) if by_kind[kind] else float("nan") for kind in KINDS[1:]]
-        empty = [
-            float(np.mean(np.asarray(by_kind[kind]) < F.THRESHOLD)) if by_kind[kind] else float("nan") for kind in KINDS
-        ]
+        areas = [area_or_nan(answerable, by_kind[kind]) for kind in KINDS[1:]]
+        empty = [float(np.mean(np.asarray(by_kind[kind]) < F.THRESHOLD)) if by_kind[kind] else NAN for kind in KINDS]
         lines.append(f"| {side} | " + " | ".join(f"{v:.3f}" for v in areas + empty) + " |")
     counts = ", ".join(f"{len(v)} {k}" for k, v in next(iter(scores.values())).items())
     return "\n".join(lines) + f"\n\n({counts})"

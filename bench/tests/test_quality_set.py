@@ -1,6 +1,7 @@
 """The committed behavior set and near misses: well formed always, and the set's gold spans checked against the
 corpora when prepared (`bench.tests.spans`)."""
 
+import json
 from collections import Counter
 from pathlib import PurePosixPath
 
@@ -12,6 +13,7 @@ from bench.quality.sets import (
     BEHAVIOR_DIR,
     DEVELOPMENT,
     HELD_OUT,
+    MATCHED_ABSENCES,
     PARTS,
     behavior_cases,
     corpus_file,
@@ -67,7 +69,13 @@ def test_matched_absences_are_new_negatives_of_the_development_projects_written_
     earlier = {case.key for case in behavior_cases("all")} | {case.key for case in near_miss_cases()}
     assert not earlier & {case.key for case in matched}, "a matched absence repeats an earlier question"
     assert len({case.key for case in matched}) == len(matched)
+    raw = [json.loads(line) for line in MATCHED_ABSENCES.read_text().splitlines()]
     for corpus in DEVELOPMENT:
-        answerable = [len(c.query.split()) for c in load_cases(corpus_file(corpus)) if not c.negative]
-        mine = [len(c.query.split()) for c in matched if c.corpus == corpus]
-        assert min(mine) >= 15 and abs(sum(mine) / len(mine) - sum(answerable) / len(answerable)) < 3.5, corpus
+        answerable = [c.query for c in load_cases(corpus_file(corpus)) if not c.negative]
+        mean = sum(len(q.split()) for q in answerable) / len(answerable)
+        mine = [r for r in raw if r["corpus"] == corpus]
+        assert all(abs(len(r["query"].split()) - mean) <= 3 for r in mine), corpus
+        asked = sum(q.rstrip().endswith("?") for q in answerable) / len(answerable)
+        assert abs(sum(r["query"].rstrip().endswith("?") for r in mine) - asked * len(mine)) <= 1, corpus
+        assert Counter(r["kind"] for r in mine) == {"near miss": 4, "plausible feature": 2}, corpus
+        assert all(r["why_absent"] and r["closest"] for r in mine), corpus

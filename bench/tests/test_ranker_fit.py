@@ -112,21 +112,29 @@ def test_the_grid_gives_each_setting_what_it_gives_alone_and_the_judge_s_rows():
     assert all(np.array_equal(a.probabilities, b.probabilities) for a, b in zip(as_judged, as_read, strict=True))
 
 
-def test_near_misses_are_replayed_per_fold_beside_figures_they_leave_alone():
+def test_absent_behaviors_are_replayed_per_fold_beside_figures_they_leave_alone():
     projects = ("alpha", "beta", "gamma")
     development, crossed = questions(0, projects), questions(1, projects, asked_of_others=True)
-    near_misses = questions(2, projects, asked_of_others=True)
+    measured = {
+        "near_misses": questions(2, projects, asked_of_others=True),
+        "matched": questions(3, projects, asked_of_others=True),
+    }
     setting = (0.1, 10.0, 0.5, 0.1)
-    reported = cross_validate(development, crossed, [setting], measured={"near_misses": near_misses})[setting]
-    assert {k: v for k, v in reported.items() if k != "near_misses_empty"} == cross_validate(
+    reported = cross_validate(development, crossed, [setting], measured=measured)[setting]
+    assert {k: v for k, v in reported.items() if k not in ("near_misses_empty", "matched_empty")} == cross_validate(
         development, crossed, [setting]
     )[setting]
-    empty = []
-    for held in projects:
-        ranker = fit_ranker(development, crossed, [p for p in projects if p != held], setting)
-        empty += [bool(a.probabilities.max() < THRESHOLD) for a in scored(near_misses, ranker, near_misses.of([held]))]
-    assert 0 < sum(empty) < len(empty)
-    assert reported["near_misses_empty"] == pytest.approx(np.mean(empty))
+    for name, absent in measured.items():
+        assert (
+            reported[f"{name}_empty"]
+            == cross_validate(development, crossed, [setting], measured={name: absent})[setting][f"{name}_empty"]
+        )
+        empty = []
+        for held in projects:
+            ranker = fit_ranker(development, crossed, [p for p in projects if p != held], setting)
+            empty += [bool(a.probabilities.max() < THRESHOLD) for a in scored(absent, ranker, absent.of([held]))]
+        assert 0 < sum(empty) < len(empty)  # some answered with nothing, some not: the share can be wrong
+        assert reported[f"{name}_empty"] == pytest.approx(np.mean(empty))
 
 
 def test_the_positives_share_splits_the_question_model_s_weight_and_the_rest_goes_half_to_each_kind_of_negative():

@@ -59,3 +59,15 @@ def test_near_misses_alter_each_row_against_its_own_answer_and_skip_rows_that_ca
     for _, near in pairs:
         changed = set(near.split()) - set(questions[0].split())
         assert len(changed) == 1 and changed <= {"hour", "weekday"}
+
+
+def test_a_package_sample_takes_a_share_of_each_language_and_the_same_for_a_seed():
+    packages = {f"py{i}": {"language": "python"} for i in range(10)} | {"go0": {"language": "go"}}
+    packages |= {f"rs{i}": {"language": "rust"} for i in range(4)} | {f"js{i}": {"language": "js"} for i in range(5)}
+    names = set(packages) - {"py9"}  # a validation package is not a training one
+    half = biencoder.package_sample(packages, names, 0.5, seed=0)
+    counts = {prefix: sum(n.startswith(prefix) for n in half) for prefix in ("py", "rs", "js")}
+    assert counts == {"py": 5, "rs": 2, "js": 3}  # 9 and 5 packages: half rounded up
+    assert "go0" in half and "py9" not in half  # a language keeps at least one package
+    assert half == biencoder.package_sample(packages, names, 0.5, seed=0)
+    assert any(biencoder.package_sample(packages, names, 0.5, seed=s) != half for s in range(1, 5))

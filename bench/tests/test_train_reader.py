@@ -58,6 +58,7 @@ def test_taught_the_matched_absences_a_reader_sees_no_absent_behavior_written_sh
     sets["newcomer"].append(
         {**_record("train-source/x", "short newcomer absent", [0, 0], "newcomer"), "has_gold": False}
     )
+    sets["crossed"].append(_record("third", "short absent of other", [0, 0], "crossed"))
     sets["matched"] = [_record("other", "long absent of other", [0, 0], "matched")]
     written = {text.split(" [SEP]")[0] for text, _ in training_pairs(sets, set())}
     matched = {text.split(" [SEP]")[0] for text, _ in training_pairs(sets, set(), "matched")}
@@ -72,11 +73,13 @@ def test_taught_the_matched_absences_a_reader_sees_no_absent_behavior_written_sh
 def test_a_fold_scores_its_own_questions_and_crossed_ones_whose_two_projects_it_holds():
     sets = _sets()
     sets["development"].append(_record("held too", "asked of held elsewhere", [1]))
+    sets["matched"] = [_record("held", "long absent of held", [0], "matched"), _record("other", "long", [0], "matched")]
     scored = [(r["set"], r["corpus"], r["query"]) for r in held_records(sets, {"held", "held too"})]
     assert scored == [
         ("development", "held", "asked of held"),
         ("development", "held too", "asked of held elsewhere"),
         ("near-misses", "held", "near of held"),
+        ("matched", "held", "long absent of held"),
         ("crossed", "held", "asked of held elsewhere"),
     ]
 

@@ -13,7 +13,8 @@ dependency of the product; see the report in `DIR/log.jsonl`). Steps, each writt
 2. **Training**: in-batch negatives plus `HARD_NEGATIVES` hard negative per query (InfoNCE at `TEMPERATURE`),
    a seeded `--name-dropout` share of each epoch's queries asked without their function's name (default none),
    with `--altered W` a near-miss term of weight W: each query's snippet must match the query better than the
-   same query with one word changed to one the snippet lacks (`bench.train.altering`),
+   same query with one word changed to one the snippet lacks (`bench.train.altering`), with `--package-share S`
+   only a seeded share S of each language's training packages (all their queries: a learning curve over packages),
    queries cut at `QUERY_TOKENS` and snippets at `SNIPPET_TOKENS`, mean pooling under the attention mask and
    L2 normalization as `smartsearch_ls.embedding.encoder` pools. The schedule is fixed by the arguments
    (epochs, batch, seed), so a run stopped and resumed (`--resume`) ends with the weights an unbroken run ends
@@ -518,6 +519,20 @@ def training_arguments(parser: argparse.ArgumentParser, *, epochs: int, batch: i
     parser.add_argument("--limit", type=int, default=0, help="train on this many queries only (a smoke run)")
 
 
+def package_sample(packages: dict[str, Any], names: set[str], share: float, seed: int) -> set[str]:
+    """A seeded `share` of the training packages `names`, taken within each language (at least one of each, a half
+    rounded up), so a learning curve over packages keeps the corpus's mix of languages."""
+    by_language: dict[str, list[str]] = {}
+    for name in sorted(names):
+        by_language.setdefault(packages[name]["language"], []).append(name)
+    rng = random.Random(f"packages:{seed}")
+    return {
+        name
+        for language in sorted(by_language)
+        for name in rng.sample(by_language[language], max(1, math.floor(share * len(by_language[language]) + 0.5)))
+    }
+
+
 def train(args: argparse.Namespace) -> int:
     import torch
 
@@ -531,6 +546,9 @@ def train(args: argparse.Namespace) -> int:
     data = prepare(out, args.seed)
     words = vocabularies(data, itemgetter("text"))
     train_queries = [q for q in data["queries"] if q["split"] == "train"]
+    if args.package_share < 1:  # a learning curve over packages rather than over queries
+        kept = package_sample(data["packages"], {q["package"] for q in train_queries}, args.package_share, args.seed)
+        train_queries = [q for q in train_queries if q["package"] in kept]
     if args.limit:
         train_queries = random.Random(f"limit:{args.seed}").sample(train_queries, min(args.limit, len(train_queries)))
     # A snippet is keyed by its package and index, so equal keys are the same snippet.
@@ -702,6 +720,7 @@ def config(args: argparse.Namespace, train_count: int) -> dict[str, Any]:
         "frozen": "word_embeddings",
         **({"name_dropout": args.name_dropout} if args.name_dropout else {}),  # older runs resume as they were
         **({"altered": args.altered} if args.altered else {}),
+        **({"package_share": args.package_share} if args.package_share < 1 else {}),
     }
 
 
@@ -721,6 +740,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0.0,
         help="weight of the near-miss term: each snippet against its question with one word changed (`altering`)",
     )
+    parser.add_argument(
+        "--package-share",
+        type=float,
+        default=1.0,
+        help="train on this share of each language's training packages (seeded), with all their queries",
+    )
     parser.add_argument("--patience", type=int, default=1, help="epochs without a validation gain before stopping")
     parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
     parser.add_argument("--max-minutes", type=float, default=0.0, help="pause (checkpoint, exit 3) after this long")
@@ -729,6 +754,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--name-dropout is a share: between 0 and 1")
     if args.altered < 0:
         parser.error("--altered is a weight: 0 or more")
+    if not 0 < args.package_share <= 1:
+        parser.error("--package-share is a share: above 0, at most 1")
     use_project_modules()
     return train(args)
 

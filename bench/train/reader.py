@@ -4,16 +4,17 @@ Every reader trained on the corpus's doc summaries fell to chance on the quality
 what a summary teaches is not what a newcomer's question about an absent behavior looks like. This one is taught
 those questions themselves: the development part's (answerable ones and written absent behaviors), its near misses,
 a sample of its questions asked of other projects, and the newcomer questions of the training packages, each with
-the shipped ranker's best candidates (`bench.ranker.pairs`). Run with the training venv:
+the shipped ranker's best candidates (`bench.ranker.pairs`); with `--absent matched`, of the absent behaviors only
+those written as long as the answerable questions (`ABSENT`). Run with the training venv:
 
     /work/train-venv/bin/python -m bench.train.reader --out DIR [--start MODEL_DIR] [--folds 2] [--epochs 2] [--seed 0]
         [--absent written|matched]
 
 The development projects are cut into `--folds` seeded folds; for each, a model is trained on the questions that
 touch no project of the fold (a question asked of another project touches both) plus all the newcomer questions, and
-scores the fold's questions: `DIR/scores.jsonl` holds every development, near-miss and matched question's logits for its
-`TOP` best candidates, and those of the crossed questions whose two projects are both in the fold, each from a model
-that saw neither the question nor the code; `bench.ranker.reader_check` weighs them beside the question model.
+scores the fold's questions: `DIR/scores.jsonl` holds every development, near-miss and matched question's logits for
+its `TOP` best candidates, and those of the crossed questions whose two projects are both in the fold, each from a
+model that saw neither the question nor the code; `bench.ranker.reader_check` weighs them beside the question model.
 Pointwise binary cross-entropy, answers weighing `POSITIVE_WEIGHT` (there are about six non-answers to each), word
 embeddings frozen as in the bi-encoder's recipe, seeded throughout. Measured and not kept: README.md here.
 """
@@ -49,8 +50,11 @@ Record = dict[str, Any]
 Pair = tuple[str, float]
 
 
-def load(name: str, folder: Path = PAIRS) -> list[Record]:
-    with (folder / f"pairs-{name}.jsonl").open() as lines:
+def load(name: str, folder: Path = PAIRS, *, missing_ok: bool = False) -> list[Record]:
+    path = folder / f"pairs-{name}.jsonl"
+    if missing_ok and not path.exists():
+        return []
+    with path.open() as lines:
         return [json.loads(line) for line in lines]
 
 
@@ -80,27 +84,29 @@ def touches(record: Record, held: set[str], origin: dict[str, str]) -> bool:
     return record["corpus"] in held or (record["set"] == "crossed" and origin.get(record["query"]) in held)
 
 
-ABSENT = {"written": ("near-misses",), "matched": ("matched",)}
-"""Which absent behaviors of the development projects a reader is taught. `written`: the written negatives, the near
-misses and the newcomer questions' absent behaviors, all written shorter than the answerable questions; `matched`:
-only those written to the answerable questions' length and form (`bench/quality/matched_absences.jsonl`), so that
-length cannot be what it learns."""
+ABSENT = ("written", "matched")
+"""Which absent behaviors a reader is taught. `written`: the development part's written negatives, its near misses,
+the newcomer questions' absent behaviors and the written negatives in the crossed sample, all written shorter than
+the answerable questions; `matched`: only the absences written to the answerable questions' length and form
+(`bench/quality/matched_absences.jsonl`), so that length cannot be what it learns. Both are taught the answerable
+questions and the crossed sample's answerable questions asked of other projects."""
 
 
 def training_pairs(sets: dict[str, list[Record]], held: set[str], absent: str = "written") -> list[Pair]:
     """Every question that touches no `held` project, the newcomer questions always (none is a quality project); the
     absent behaviors `absent` names (`ABSENT`)."""
     origin = origins(sets["development"])
-    short_absences = absent == "written"
-    taught = [p for r in sets["newcomer"] if short_absences or has_gold(r) for p in pairs(r)]
+    short = absent == "written"
+    written_absent = {r["query"] for r in sets["development"] if not has_gold(r)}
+    taught = [p for r in sets["newcomer"] if short or has_gold(r) for p in pairs(r)]
     for name, negatives in (
         ("development", NEGATIVES),
-        *((n, NEGATIVES) for n in ABSENT[absent]),
+        ("near-misses" if short else "matched", NEGATIVES),
         ("crossed", CROSSED_NEGATIVES),
     ):
         records = [r for r in sets[name] if not touches(r, held, origin)]
-        if name == "development" and not short_absences:
-            records = [r for r in records if has_gold(r)]
+        if not short and name != "matched":  # no written negative, asked of its own project or of another
+            records = [r for r in records if r["query"] not in written_absent]
         taught += [p for r in records for p in pairs(r, negatives)]
     return taught
 
@@ -176,12 +182,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--absent", choices=sorted(ABSENT), default="written", help="the absent behaviors it is taught")
+    parser.add_argument("--absent", choices=ABSENT, default="written", help="the absent behaviors it is taught")
     args = parser.parse_args(argv)
     biencoder.use_project_modules()
     start = args.start or biencoder.base_model_dir()
     sets = {name: load(name) for name in ("development", "near-misses", "newcomer", "crossed")}
-    sets["matched"] = load("matched") if (PAIRS / "pairs-matched.jsonl").exists() else []
+    sets["matched"] = load("matched", missing_ok=True)  # collected since the first runs
     if args.absent == "matched" and not sets["matched"]:
         parser.error("--absent matched needs `bench.ranker.pairs --set matched` first")
     args.out.mkdir(parents=True, exist_ok=True)
