@@ -79,3 +79,16 @@ def test_matched_absences_are_new_negatives_of_the_development_projects_written_
         assert abs(sum(r["query"].rstrip().endswith("?") for r in mine) - asked * len(mine)) <= 1, corpus
         assert Counter(r["kind"] for r in mine) == {"near miss": 4, "plausible feature": 2}, corpus
         assert all(r["why_absent"] and r["closest"] for r in mine), corpus
+
+
+@pytest.mark.parametrize("corpus", DEVELOPMENT)
+def test_each_matched_absence_names_the_closest_code_it_was_checked_against(corpus):
+    if not corpora.is_prepared(corpora.CORPORA[corpus]):
+        require("corpus not prepared: python -m bench prepare --quality")
+    root = corpora.CORPORA[corpus].root
+    for record in (json.loads(line) for line in MATCHED_ABSENCES.read_text().splitlines()):
+        if record["corpus"] != corpus or record["closest"] == "none":
+            continue
+        path, lines = record["closest"].rsplit(":", 1)
+        start, end = (int(n) for n in lines.split("-"))
+        assert 1 <= start <= end <= len((root / path).read_text(errors="replace").splitlines()), record["closest"]

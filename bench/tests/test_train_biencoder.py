@@ -71,3 +71,12 @@ def test_a_package_sample_takes_a_share_of_each_language_and_the_same_for_a_seed
     assert "go0" in half and "py9" not in half  # a language keeps at least one package
     assert half == biencoder.package_sample(packages, names, 0.5, seed=0)
     assert any(biencoder.package_sample(packages, names, 0.5, seed=s) != half for s in range(1, 5))
+
+
+def test_a_small_package_share_still_keeps_one_package_of_each_language():
+    packages = {f"py{i}": {"language": "python"} for i in range(10)} | {
+        "go0": {"language": "go"},
+        "go1": {"language": "go"},
+    }
+    kept = biencoder.package_sample(packages, set(packages), 0.1, seed=0)
+    assert sum(n.startswith("py") for n in kept) == 1 and sum(n.startswith("go") for n in kept) == 1
