@@ -165,6 +165,8 @@ async def test_snippets_are_embedded_in_the_background_with_progress(
             if any(r.kind == "end" and "snippets embedded" in (r.message or "") for r in reports):
                 break
             await asyncio.sleep(0.1)
+        else:
+            raise AssertionError(f"background embedding did not end within 120 s: {reports}")
         begin = next(r for r in reports if r.kind == "begin" and r.title.startswith("Embedding"))
         end = next(r for r in reports if r.kind == "end" and "snippets embedded" in (r.message or ""))
         assert begin.title == f"Embedding {workspace.name}"
