@@ -8,7 +8,7 @@ labeled relevant when it overlaps a gold span. Rows are cached per set in `bench
 features, labels, question numbers and spans), so fitting and the ablations replay them without the engine.
 
     .venv/bin/python -m bench.ranker.collect --set development [--set crossed] [--set held-out] [--set train]
-        [--set near-misses] [--set matched] [--set summaries] [--set newcomer]
+        [--set near-misses] [--set matched] [--set summaries] [--set newcomer] [--set newcomer-matched]
 
 `--model FILE --tag NAME` collects the same rows with a candidate embedding model instead of the shipped one (a
 file already in the product's fast form, as `bench.train.export` writes `fused-int8/model.onnx`), its vectors in
@@ -55,6 +55,10 @@ NEWCOMER = REPO / "bench" / "train" / "newcomer"
 by reading their stripped code (one `<package>.jsonl` each; bench/train/README.md). They are asked of the packages'
 sources with their comments (`train-source/<package>`, the same lines), as a user's project holds its code: the
 judge weighs what comments say, and a stripped tree says nothing."""
+NEWCOMER_MATCHED = REPO / "bench" / "train" / "newcomer_matched.jsonl"
+"""Six more absent behaviors per newcomer package, written to the length and form of its answerable newcomer questions
+(within three words of their mean, the same share ending in "?"), as `matched_absences.jsonl` is for the development
+projects; the newcomer files' own absent behaviors are shorter (about 14 words against 22)."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +92,10 @@ def set_cases(name: str) -> list[metrics.QueryCase]:
         return metrics.load_cases(TRAIN_QUERIES)
     if name == "summaries":
         return summaries()
-    if name == "newcomer":
+    if name in ("newcomer", "newcomer-matched"):
         return [
             replace(case, corpus=case.corpus.replace("train/", "train-source/", 1))
-            for case in metrics.load_cases(NEWCOMER)
+            for case in metrics.load_cases(NEWCOMER if name == "newcomer" else NEWCOMER_MATCHED)
         ]
     if name == "crossed":
         return crossed(behavior_cases("development"))
@@ -187,7 +191,17 @@ def main() -> None:
         "--set",
         action="append",
         required=True,
-        choices=("development", "held-out", "crossed", "near-misses", "matched", "train", "summaries", "newcomer"),
+        choices=(
+            "development",
+            "held-out",
+            "crossed",
+            "near-misses",
+            "matched",
+            "train",
+            "summaries",
+            "newcomer",
+            "newcomer-matched",
+        ),
     )
     parser.add_argument("--model", type=Path, help="a candidate embedding model (fused int8 ONNX) to use instead")
     parser.add_argument("--tag", help="name of the rows collected with --model")

@@ -38,7 +38,7 @@ TOP = 8
 BELOW = 2
 """Answers ranked below `TOP` that are kept as well (for training; a reader scores the `TOP` alone)."""
 CROSSED_SAMPLE = 1200
-SETS = ("development", "near-misses", "matched", "newcomer", "crossed")
+SETS = ("development", "near-misses", "matched", "newcomer", "newcomer-matched", "crossed")
 
 
 def pairs_path(name: str) -> Path:

@@ -1,14 +1,17 @@
 """The newcomer-worded questions about the training packages: well formed always, holding no code (that they avoid
 the code's names in plain words too was checked by reading them), and their gold spans checked against the packages'
 sources (the tree they are asked of) and their stripped trees (the one they were written from: the same lines) when
-the training corpus is built."""
+the training corpus is built. The absent behaviors written as long as the answerable ones (`NEWCOMER_MATCHED`): six
+a package, their length and form held, each naming the code it was checked against."""
 
+import json
 import re
+from collections import Counter
 
 import pytest
 
 from bench.quality.metrics import load_cases
-from bench.ranker.collect import NEWCOMER
+from bench.ranker.collect import NEWCOMER, NEWCOMER_MATCHED
 from bench.tests.spans import check_gold_spans
 from bench.train import pins
 from bench.train.build import SOURCE_DIR, TRAIN_DIR
@@ -47,3 +50,37 @@ def test_gold_spans_match_the_package_sources_and_stripped_tree(path):
         if not root.is_dir():
             require(f"training package not built: python -m bench.train corpus --only {path.stem}")
         check_gold_spans(root, load_cases(path))
+
+
+MATCHED = [json.loads(line) for line in NEWCOMER_MATCHED.read_text().splitlines()]
+
+
+def test_matched_absences_are_new_negatives_of_every_newcomer_package_written_as_long_as_its_answerable_questions():
+    earlier = {case.query for case in load_cases(NEWCOMER)}
+    assert Counter(record["corpus"] for record in MATCHED) == {f"train/{path.stem}": 6 for path in FILES}
+    assert len({record["query"] for record in MATCHED}) == len(MATCHED), "duplicate question"
+    for path in FILES:
+        answerable = [case.query for case in load_cases(path) if not case.negative]
+        mean = sum(len(query.split()) for query in answerable) / len(answerable)
+        asked = sum(query.rstrip().endswith("?") for query in answerable) / len(answerable)
+        mine = [record for record in MATCHED if record["corpus"] == f"train/{path.stem}"]
+        assert all(abs(len(record["query"].split()) - mean) <= 3 for record in mine), path.stem
+        assert abs(sum(record["query"].rstrip().endswith("?") for record in mine) - asked * len(mine)) <= 1, path.stem
+        assert Counter(record["kind"] for record in mine) == {"near miss": 4, "plausible feature": 2}, path.stem
+        for record in mine:
+            assert record["gold"] == [] and record["why_absent"] and record["closest"], record["query"]
+            assert record["query"] not in earlier, record["query"]
+            assert not CODE_LIKE.search(record["query"]), record["query"]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
+def test_each_matched_absence_names_the_closest_code_it_was_checked_against(path):
+    root = SOURCE_DIR / path.stem
+    if not root.is_dir():
+        require(f"training package not built: python -m bench.train corpus --only {path.stem}")
+    for record in MATCHED:
+        if record["corpus"] != f"train/{path.stem}" or record["closest"] == "none":
+            continue
+        where, lines = record["closest"].rsplit(":", 1)
+        start, end = (int(n) for n in lines.split("-"))
+        assert 1 <= start <= end <= len((root / where).read_text(errors="replace").splitlines()), record["closest"]

@@ -60,11 +60,14 @@ def test_taught_the_matched_absences_a_reader_sees_no_absent_behavior_written_sh
     )
     sets["crossed"].append(_record("third", "short absent of other", [0, 0], "crossed"))
     sets["matched"] = [_record("other", "long absent of other", [0, 0], "matched")]
+    sets["newcomer-matched"] = [_record("train-source/x", "long newcomer absent", [0, 0], "newcomer-matched")]
     written = {text.split(" [SEP]")[0] for text, _ in training_pairs(sets, set())}
     matched = {text.split(" [SEP]")[0] for text, _ in training_pairs(sets, set(), "matched")}
+    both = {text.split(" [SEP]")[0] for text, _ in training_pairs(sets, set(), "matched-newcomer")}
     assert {"short absent of other", "short newcomer absent", "near of held"} <= written
-    assert "long absent of other" not in written
+    assert not {"long absent of other", "long newcomer absent"} & written
     assert matched == {"asked of held", "asked of other", "asked of held elsewhere", "newcomer", "long absent of other"}
+    assert both == matched | {"long newcomer absent"}
     assert "long absent of other" not in {
         text.split(" [SEP]")[0] for text, _ in training_pairs(sets, {"other"}, "matched")
     }

@@ -4,11 +4,11 @@ Every reader trained on the corpus's doc summaries fell to chance on the quality
 what a summary teaches is not what a newcomer's question about an absent behavior looks like. This one is taught
 those questions themselves: the development part's (answerable ones and written absent behaviors), its near misses,
 a sample of its questions asked of other projects, and the newcomer questions of the training packages, each with
-the shipped ranker's best candidates (`bench.ranker.pairs`); with `--absent matched`, of the absent behaviors only
-those written as long as the answerable questions (`ABSENT`). Run with the training venv:
+the shipped ranker's best candidates (`bench.ranker.pairs`); with `--absent matched` or `matched-newcomer`, of the
+absent behaviors only those written as long as the answerable questions (`ABSENT`). Run with the training venv:
 
     /work/train-venv/bin/python -m bench.train.reader --out DIR [--start MODEL_DIR] [--folds 2] [--epochs 2] [--seed 0]
-        [--absent written|matched]
+        [--absent written|matched|matched-newcomer]
 
 The development projects are cut into `--folds` seeded folds; for each, a model is trained on the questions that
 touch no project of the fold (a question asked of another project touches both) plus all the newcomer questions, and
@@ -84,12 +84,13 @@ def touches(record: Record, held: set[str], origin: dict[str, str]) -> bool:
     return record["corpus"] in held or (record["set"] == "crossed" and origin.get(record["query"]) in held)
 
 
-ABSENT = ("written", "matched")
+ABSENT = ("written", "matched", "matched-newcomer")
 """Which absent behaviors a reader is taught. `written`: the development part's written negatives, its near misses,
 the newcomer questions' absent behaviors and the written negatives in the crossed sample, all written shorter than
 the answerable questions; `matched`: only the absences written to the answerable questions' length and form
-(`bench/quality/matched_absences.jsonl`), so that length cannot be what it learns. Both are taught the answerable
-questions and the crossed sample's answerable questions asked of other projects."""
+(`bench/quality/matched_absences.jsonl`), so that length cannot be what it learns; `matched-newcomer`: those and the
+newcomer packages' own (`bench/train/newcomer_matched.jsonl`), three times as many absent behaviors written that way.
+All are taught the answerable questions and the crossed sample's answerable questions asked of other projects."""
 
 
 def training_pairs(sets: dict[str, list[Record]], held: set[str], absent: str = "written") -> list[Pair]:
@@ -99,6 +100,8 @@ def training_pairs(sets: dict[str, list[Record]], held: set[str], absent: str = 
     short = absent == "written"
     written_absent = {r["query"] for r in sets["development"] if not has_gold(r)}
     taught = [p for r in sets["newcomer"] if short or has_gold(r) for p in pairs(r)]
+    if absent == "matched-newcomer":
+        taught += [p for r in sets["newcomer-matched"] for p in pairs(r)]
     for name, negatives in (
         ("development", NEGATIVES),
         ("near-misses" if short else "matched", NEGATIVES),
@@ -188,8 +191,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = args.start or biencoder.base_model_dir()
     sets = {name: load(name) for name in ("development", "near-misses", "newcomer", "crossed")}
     sets["matched"] = load("matched", missing_ok=True)  # collected since the first runs
-    if args.absent == "matched" and not sets["matched"]:
-        parser.error("--absent matched needs `bench.ranker.pairs --set matched` first")
+    sets["newcomer-matched"] = load("newcomer-matched", missing_ok=True)
+    if args.absent != "written" and not sets["matched"]:
+        parser.error(f"--absent {args.absent} needs `bench.ranker.pairs --set matched` first")
+    if args.absent == "matched-newcomer" and not sets["newcomer-matched"]:
+        parser.error("--absent matched-newcomer needs `bench.ranker.pairs --set newcomer-matched` first")
     args.out.mkdir(parents=True, exist_ok=True)
     with (args.out / "scores.jsonl").open("w") as out:
         for k, held in enumerate(folds({r["corpus"] for r in sets["development"]}, args.folds, args.seed)):
