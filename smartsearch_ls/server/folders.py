@@ -174,6 +174,7 @@ class Folders:
     async def build(self, folder: Folder, progress: IndexProgress | None = None) -> None:
         """Load the persisted index, then make it equal the disk; sets `ready` whatever happens."""
         index = folder.index
+        moved = False
         try:
             async with folder.job:
                 started = time.monotonic()
@@ -189,8 +190,8 @@ class Folders:
                     "warm" if warm else "cold",
                     time.monotonic() - started,
                 )
-                if folder.stats.read or folder.stats.removed or not warm:
-                    await asyncio.to_thread(index.persist)
+                moved = bool(folder.stats.read or folder.stats.removed or not warm)
+                if moved:
                     await asyncio.to_thread(self._forget_stale_judgments, index)
                 # The index is millions of long-lived objects that are never cyclic garbage; out of the cyclic
                 # collector's reach, a full collection no longer walks them during a keystroke's update or a
@@ -219,6 +220,10 @@ class Folders:
         finally:
             folder.ready.set()
         if folder.error is None:
+            if moved:
+                # Saved once the first searches have been answered, not before: saving a large root takes a good
+                # part of a second, which the first answer of a cold start no longer waits for. Exiting saves it too.
+                self._persist_later(folder)
             folder.symbols = spawn(self._prepare_symbols(index))
         self.embed_in_background(folder)
 

@@ -9,6 +9,7 @@ import pytest
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from smartsearch_ls.index import store
 from tests.conftest import write_tree
 from tests.support.model_servers import ModelServer
 from tests.support.sessions import Session, start_session
@@ -129,6 +130,30 @@ async def test_restart_reuses_the_persisted_index(workspace: Path, model_server:
     finally:
         await second.client.shutdown_session()
         await second.client.stop()
+
+
+async def test_a_cold_start_answers_before_it_saves_its_index_and_saves_it_soon_after(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """Saving a large root's index takes a good part of a second, which the first answer no longer waits for; the
+    save follows once searches pause, without waiting for the session to end."""
+    cache = tmp_path / "cache"
+    session = await start_session(workspace, model_server, cache)
+    try:
+        assert (await session.query(query="load_config")).matches
+        saved = cache / "smartsearch-ls" / "index"
+        assert not saved.is_dir() or not any(saved.iterdir()), "the index was saved before the first answer"
+        for _ in range(400):
+            if saved.is_dir() and any(p.suffix != ".tmp" for p in saved.iterdir()):
+                break
+            await asyncio.sleep(0.05)
+        (written,) = saved.iterdir()
+        payload = store.load(written)
+        assert payload is not None and payload["root"] == str(workspace.resolve())
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()
+    assert written.exists()
 
 
 async def test_a_session_that_changed_nothing_leaves_the_persisted_index_as_it_was(
