@@ -56,9 +56,10 @@ by reading their stripped code (one `<package>.jsonl` each; bench/train/README.m
 sources with their comments (`train-source/<package>`, the same lines), as a user's project holds its code: the
 judge weighs what comments say, and a stripped tree says nothing."""
 NEWCOMER_MATCHED = REPO / "bench" / "train" / "newcomer_matched.jsonl"
-"""Six more absent behaviors per newcomer package, written to the length and form of its answerable newcomer questions
-(within three words of their mean, the same share ending in "?"), as `matched_absences.jsonl` is for the development
-projects; the newcomer files' own absent behaviors are shorter (about 14 words against 22)."""
+"""Twelve more absent behaviors per newcomer package (two batches of six), written to the length and form of its
+answerable newcomer questions (within three words of their mean, the same share ending in "?"), as
+`matched_absences.jsonl` is for the development projects; the newcomer files' own absent behaviors are shorter (about
+14 words against 22)."""
 
 
 @dataclass(frozen=True)
