@@ -36,7 +36,11 @@ MAX_SETTLE_SECONDS = 2.0
 """A burst that never goes quiet is still applied this often, so the index cannot fall behind forever."""
 
 PERSIST_AFTER_SECONDS = 5.0
-"""Changes are persisted once edits pause this long, not on every keystroke."""
+"""A build's or an edit's changes are saved this long after they stop coming, once no search runs: not on every
+keystroke, and not before a cold start's first answer."""
+
+PERSIST_AT_MOST_AFTER_SECONDS = 30.0
+"""Changes that keep coming (a tool regenerating files) postpone the save no longer than this after the first."""
 
 EMBED_AFTER_EDIT_SECONDS = 2.0
 """Edited snippets are re-embedded once typing pauses, not on every keystroke."""
@@ -113,6 +117,8 @@ class Folders:
         self.folders: dict[Path, Folder] = {}
         self._flusher: dict[Path, asyncio.Task[None]] = {}
         self._persister: dict[Path, asyncio.TimerHandle] = {}
+        self._unsaved_since: dict[Path, float] = {}
+        """When each root's oldest change not yet saved asked for a save (loop time)."""
         self.embedding_progress: EmbeddingProgress | None = None
         self._searches = 0
         self._idle = asyncio.Event()
@@ -170,6 +176,9 @@ class Folders:
         if folder is not None:
             folder.stop_background()
             self._nest()
+            if (timer := self._persister.pop(root, None)) is not None:  # its warmth is kept for a re-add
+                timer.cancel()
+                spawn(self._persist(folder, vectors=False))
 
     async def build(self, folder: Folder, progress: IndexProgress | None = None) -> None:
         """Load the persisted index, then make it equal the disk; sets `ready` whatever happens."""
@@ -190,7 +199,7 @@ class Folders:
                     "warm" if warm else "cold",
                     time.monotonic() - started,
                 )
-                moved = bool(folder.stats.read or folder.stats.removed or not warm)
+                moved = bool(folder.stats.read or folder.stats.removed or not warm)  # saved whatever follows
                 if moved:
                     await asyncio.to_thread(self._forget_stale_judgments, index)
                 # The index is millions of long-lived objects that are never cyclic garbage; out of the cyclic
@@ -219,11 +228,9 @@ class Folders:
             log.exception("indexing %s failed", index.root)
         finally:
             folder.ready.set()
+        if moved:  # saved after the folder is ready, not before: a cold start's first answer does not wait for it
+            self._persist_later(folder)
         if folder.error is None:
-            if moved:
-                # Saved once the first searches have been answered, not before: saving a large root takes a good
-                # part of a second, which the first answer of a cold start no longer waits for. Exiting saves it too.
-                self._persist_later(folder)
             folder.symbols = spawn(self._prepare_symbols(index))
         self.embed_in_background(folder)
 
@@ -407,13 +414,29 @@ class Folders:
         if (timer := self._persister.pop(root, None)) is not None:
             timer.cancel()
         loop = asyncio.get_running_loop()
-        self._persister[root] = loop.call_later(PERSIST_AFTER_SECONDS, lambda: spawn(self._persist(folder)))
+        first = self._unsaved_since.setdefault(root, loop.time())
+        delay = min(PERSIST_AFTER_SECONDS, max(0.0, first + PERSIST_AT_MOST_AFTER_SECONDS - loop.time()))
+        self._persister[root] = loop.call_later(delay, lambda: spawn(self._persist(folder, vectors=False)))
 
-    async def _persist(self, folder: Folder) -> None:
+    async def _persist(self, folder: Folder, *, vectors: bool = True) -> None:
+        """Save the folder's index and its vectors; with `vectors` False, its vectors only if background embedding,
+        which saves them when it ends, is not running (two saves of one file would race). Waits for running
+        searches, which read the index the save locks."""
+        await self._idle.wait()
         async with folder.job:
+            self._unsaved_since.pop(folder.index.root, None)  # a change from here on asks for another save
             await asyncio.to_thread(folder.index.persist, only_if_changed=True)
-            if folder.dense is not None:
+            embedding = folder.embedding is not None and not folder.embedding.done()
+            if folder.dense is not None and (vectors or not embedding):
                 await asyncio.to_thread(folder.dense.persist, only_if_changed=True)
+
+    def persist_pending_now(self) -> None:
+        """Save at once, in this thread, every index whose save is still waiting (`exit` without `shutdown`)."""
+        for root, timer in list(self._persister.items()):
+            timer.cancel()
+            if (folder := self.folders.get(root)) is not None:
+                folder.index.persist(only_if_changed=True)
+        self._persister.clear()
 
     def _forget_stale_judgments(self, index: RootIndex) -> None:
         """The root's remembered judgments of snippets edited or removed since the index was persisted are dropped,
@@ -434,10 +457,12 @@ class Folders:
             folder.stop_background()
 
     async def persist_all(self) -> None:
-        """Persist every index now (at shutdown)."""
+        """Persist every index now (at shutdown): each folder indexed without error, and any whose save was waiting
+        (its index was brought up to date even if what followed failed)."""
+        waiting = set(self._persister)
         for timer in self._persister.values():
             timer.cancel()
         self._persister.clear()
-        for folder in self.folders.values():
-            if folder.ready.is_set() and folder.error is None:
+        for root, folder in self.folders.items():
+            if folder.ready.is_set() and (folder.error is None or root in waiting):
                 await self._persist(folder)

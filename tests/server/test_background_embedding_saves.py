@@ -14,12 +14,14 @@ from tests.conftest import SAMPLE_PROJECT, write_tree
 
 async def embedded_to_the_end(root: Path, cache: Path) -> None:
     """A new `Folders` on `root`, until its background embedding has run to its end (its last save included); then
-    the folder is dropped, which stops its other background work (the symbol index) as a server's would."""
+    everything is saved and the folder dropped, which stops its other background work (the symbol index), as a
+    server's shutdown would."""
     folders = Folders(cache_dir=cache, semantic=True)
     folder = folders.add(root)
     await folders.build(folder)
     assert folder.embedding is not None, "the build started no background embedding"
     await folder.embedding
+    await folders.persist_all()  # as a server's shutdown does: the next `Folders` starts warm
     folders.remove(root)
 
 

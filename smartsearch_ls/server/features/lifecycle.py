@@ -267,6 +267,7 @@ def register(server: SmartSearchServer) -> None:
         if ls.watcher is not None:
             ls.watcher.stop()
         ls.folders.stop_background()
+        ls.folders.persist_pending_now()  # no `shutdown` came to save them; a cold build would be lost
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: SmartSearchServer, params: None) -> None:

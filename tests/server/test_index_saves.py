@@ -1,0 +1,83 @@
+"""When a folder's index is saved: after a build or changes, a few seconds later, and not postponed forever by changes
+that keep coming.
+
+In-process on `Folders`, with the delays shortened, so a test can watch the saved file appear: the saves run on the
+event loop's timers, which no LSP message reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from smartsearch_ls.server import folders as folders_module
+from smartsearch_ls.server.folders import Folders
+from tests.conftest import SAMPLE_PROJECT, write_tree
+
+
+def saved_index(cache: Path) -> Path | None:
+    directory = cache / "index"
+    found = [p for p in directory.iterdir() if p.suffix != ".tmp"] if directory.is_dir() else []
+    return found[0] if found else None
+
+
+async def until_saved(cache: Path, within: float) -> float:
+    """Seconds until the index file appears (AssertionError after `within`)."""
+    started = time.monotonic()
+    while saved_index(cache) is None:
+        assert time.monotonic() - started < within, f"no index saved within {within} s"
+        await asyncio.sleep(0.02)
+    return time.monotonic() - started
+
+
+@pytest.fixture
+def short_delays(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(folders_module, "PERSIST_AFTER_SECONDS", 0.3)
+    monkeypatch.setattr(folders_module, "PERSIST_AT_MOST_AFTER_SECONDS", 1.0)
+
+
+async def test_a_build_is_saved_after_the_folder_is_ready_not_before(tmp_path: Path, short_delays: None) -> None:
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    folders = Folders(cache_dir=cache, semantic=False)
+    folder = folders.add(root)
+    await folders.build(folder)
+    assert folder.ready.is_set() and saved_index(cache) is None
+    await until_saved(cache, within=5)
+    folders.remove(root)
+
+
+async def test_changes_that_keep_coming_postpone_the_save_only_so_long(tmp_path: Path, short_delays: None) -> None:
+    """A tool rewriting files more often than the save's delay held the first save of a cold build back for as long
+    as it ran; a server ended without `shutdown` then lost the whole build."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    folders = Folders(cache_dir=cache, semantic=False)
+    folder = folders.add(root)
+    await folders.build(folder)
+    target = root / "auth" / "tokens.py"
+    started = time.monotonic()
+    for round_ in range(50):  # each change applied on its own (they come slower than a burst settles)
+        if saved_index(cache) is not None:
+            break
+        target.write_text(f"def mint_token(user):\n    return f'token-{{user}}-{round_}'\n")
+        folders.disk_changed(root, ["auth/tokens.py"])
+        await asyncio.sleep(0.2)
+    assert saved_index(cache) is not None, "changes every 0.2 s held the save back for 10 s"
+    assert time.monotonic() - started < 3
+    folders.remove(root)
+
+
+async def test_an_exit_without_shutdown_saves_what_was_waiting(tmp_path: Path, short_delays: None) -> None:
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    folders = Folders(cache_dir=cache, semantic=False)
+    folder = folders.add(root)
+    await folders.build(folder)
+    assert saved_index(cache) is None
+    folders.stop_background()
+    folders.persist_pending_now()
+    assert saved_index(cache) is not None
