@@ -9,7 +9,7 @@ snippet), labeled by the gold spans, plus up to two answers ranked below them (a
 looks like from those too). One `pairs-<set>.jsonl` per set in `bench/out/ranker/`:
 
     .venv/bin/python -m bench.ranker.pairs --set development --set near-misses --set matched --set newcomer \
-        --set crossed
+        --set newcomer-matched --set crossed
 
 `crossed` is a seeded sample of `CROSSED_SAMPLE` questions (every development question asked of every other
 development project would be tens of thousands).

@@ -2,7 +2,8 @@
 the code's names in plain words too was checked by reading them), and their gold spans checked against the packages'
 sources (the tree they are asked of) and their stripped trees (the one they were written from: the same lines) when
 the training corpus is built. The absent behaviors written as long as the answerable ones (`NEWCOMER_MATCHED`):
-twelve a package, their length and form held, each naming the code it was checked against."""
+eighteen a package, their length and form held, each naming the code it was checked against (or `none` where
+nothing came close)."""
 
 import json
 import re
@@ -57,7 +58,7 @@ MATCHED = [json.loads(line) for line in NEWCOMER_MATCHED.read_text().splitlines(
 
 def test_matched_absences_are_new_negatives_of_every_newcomer_package_written_as_long_as_its_answerable_questions():
     earlier = {case.query for case in load_cases(NEWCOMER)}
-    assert Counter(record["corpus"] for record in MATCHED) == {f"train/{path.stem}": 12 for path in FILES}
+    assert Counter(record["corpus"] for record in MATCHED) == {f"train/{path.stem}": 18 for path in FILES}
     assert len({record["query"] for record in MATCHED}) == len(MATCHED), "duplicate question"
     for path in FILES:
         answerable = [case.query for case in load_cases(path) if not case.negative]
@@ -65,10 +66,12 @@ def test_matched_absences_are_new_negatives_of_every_newcomer_package_written_as
         asked = sum(query.rstrip().endswith("?") for query in answerable) / len(answerable)
         mine = [record for record in MATCHED if record["corpus"] == f"train/{path.stem}"]
         assert all(abs(len(record["query"].split()) - mean) <= 3 for record in mine), path.stem
-        assert abs(sum(record["query"].rstrip().endswith("?") for record in mine) - asked * len(mine)) <= 1, path.stem
-        assert Counter(record["kind"] for record in mine) == {"near miss": 8, "plausible feature": 4}, path.stem
+        mine_asked = sum(record["query"].rstrip().endswith("?") for record in mine) / len(mine)
+        assert abs(mine_asked - asked) <= 0.1, path.stem  # each batch of six rounded to the nearest question
+        assert Counter(record["kind"] for record in mine) == {"near miss": 12, "plausible feature": 6}, path.stem
         for record in mine:
-            assert record["gold"] == [] and record["why_absent"] and record["closest"], record["query"]
+            assert record["gold"] == [] and record["why_absent"], record["query"]
+            assert record["closest"] == "none" or re.fullmatch(r"[^:]+:\d+-\d+", record["closest"]), record["closest"]
             assert record["query"] not in earlier, record["query"]
             assert not CODE_LIKE.search(record["query"]), record["query"]
 

@@ -88,8 +88,8 @@ ABSENT = ("written", "matched", "matched-newcomer")
 """Which absent behaviors a reader is taught. `written`: the development part's written negatives, its near misses,
 the newcomer questions' absent behaviors and the written negatives in the crossed sample, all written shorter than
 the answerable questions; `matched`: only the absences written to the answerable questions' length and form
-(`bench/quality/matched_absences.jsonl`), so that length cannot be what it learns; `matched-newcomer`: those and the
-newcomer packages' own (`bench/train/newcomer_matched.jsonl`), three times as many absent behaviors written that way.
+(`bench/quality/matched_absences.jsonl`, 204), so that length cannot be what it learns; `matched-newcomer`: those
+and the newcomer packages' own (`bench/train/newcomer_matched.jsonl`, all the file holds), written the same way.
 All are taught the answerable questions and the crossed sample's answerable questions asked of other projects."""
 
 
