@@ -81,3 +81,18 @@ async def test_an_exit_without_shutdown_saves_what_was_waiting(tmp_path: Path, s
     folders.stop_background()
     folders.persist_pending_now()
     assert saved_index(cache) is not None
+
+
+async def test_a_folder_removed_before_its_save_is_saved_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Removed (the folder closed, or every folder replaced by new settings), it kept its timer: saved only when that
+    fired, and a folder added again meanwhile started cold."""
+    monkeypatch.setattr(folders_module, "PERSIST_AFTER_SECONDS", 60.0)
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    folders = Folders(cache_dir=cache, semantic=False)
+    folder = folders.add(root)
+    await folders.build(folder)
+    folders.remove(root)
+    await until_saved(cache, within=5)
