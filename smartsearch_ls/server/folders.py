@@ -176,9 +176,10 @@ class Folders:
         if folder is not None:
             folder.stop_background()
             self._nest()
-            if (timer := self._persister.pop(root, None)) is not None:  # its warmth is kept for a re-add
+            if (timer := self._persister.pop(root, None)) is not None:
                 timer.cancel()
-                spawn(self._persist(folder, vectors=False))
+                if folder.index.cache_dir is not None:  # saved now, so that adding it again starts warm
+                    spawn(self._persist(folder, in_background=True))
 
     async def build(self, folder: Folder, progress: IndexProgress | None = None) -> None:
         """Load the persisted index, then make it equal the disk; sets `ready` whatever happens."""
@@ -416,18 +417,19 @@ class Folders:
         loop = asyncio.get_running_loop()
         first = self._unsaved_since.setdefault(root, loop.time())
         delay = min(PERSIST_AFTER_SECONDS, max(0.0, first + PERSIST_AT_MOST_AFTER_SECONDS - loop.time()))
-        self._persister[root] = loop.call_later(delay, lambda: spawn(self._persist(folder, vectors=False)))
+        self._persister[root] = loop.call_later(delay, lambda: spawn(self._persist(folder, in_background=True)))
 
-    async def _persist(self, folder: Folder, *, vectors: bool = True) -> None:
-        """Save the folder's index and its vectors; with `vectors` False, its vectors only if background embedding,
-        which saves them when it ends, is not running (two saves of one file would race). Waits for running
-        searches, which read the index the save locks."""
-        await self._idle.wait()
+    async def _persist(self, folder: Folder, *, in_background: bool = False) -> None:
+        """Save the folder's index and its vectors. `in_background` (a save nobody waits for) lets running searches,
+        which read the index the save locks, finish first, and leaves the vectors to background embedding while it
+        runs (it saves them when it ends; two saves of one file would race)."""
+        if in_background:
+            await self._idle.wait()
         async with folder.job:
             self._unsaved_since.pop(folder.index.root, None)  # a change from here on asks for another save
             await asyncio.to_thread(folder.index.persist, only_if_changed=True)
             embedding = folder.embedding is not None and not folder.embedding.done()
-            if folder.dense is not None and (vectors or not embedding):
+            if folder.dense is not None and not (in_background and embedding):
                 await asyncio.to_thread(folder.dense.persist, only_if_changed=True)
 
     def persist_pending_now(self) -> None:

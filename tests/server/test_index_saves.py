@@ -96,3 +96,18 @@ async def test_a_folder_removed_before_its_save_is_saved_at_once(
     await folders.build(folder)
     folders.remove(root)
     await until_saved(cache, within=5)
+
+
+async def test_a_save_waits_for_the_search_running_when_it_is_due(tmp_path: Path, short_delays: None) -> None:
+    """The save locks the index every search reads: started under a search, it held that search up."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    folders = Folders(cache_dir=cache, semantic=False)
+    folder = folders.add(root)
+    await folders.build(folder)
+    folders.search_started()
+    await asyncio.sleep(1.0)
+    assert saved_index(cache) is None, "saved while a search ran"
+    folders.search_finished()
+    await until_saved(cache, within=5)
+    folders.remove(root)
