@@ -14,7 +14,8 @@ Per run: a cold start (empty cache dir) to the `initialize` answer, to `index re
 In the first run also: later searches (the corpus's behavior queries), a search right after a file changed on
 disk (written, then `workspace/didChangeWatchedFiles`; the query of an earlier search, as the peer's runner does,
 then queries not searched before), an unsaved edit (`textDocument/didChange`) to a result that shows it, and
-RSS. Then `runs` restarts on the persisted index to the first answer. Peak RSS is the server's `VmHWM`.
+RSS. Then `runs` restarts on the persisted index to the first answer. Peak RSS is the server's `VmHWM`, read once
+`shutdown` is answered (the saves at shutdown included).
 Results go to `bench/out/server-<corpus>.json`.
 """
 
@@ -139,17 +140,22 @@ def server_pid(client: Client) -> int:
     return client._server.pid  # type: ignore[union-attr]
 
 
-async def stop(client: Client) -> None:
-    """Shut the server down; kill it if it has not exited 10 s after `exit`.
+async def stop(client: Client) -> float:
+    """Shut the server down; kill it if it has not exited 10 s after `exit`. Returns its peak RSS (MB), read once
+    `shutdown` is answered: what the session and its saves at shutdown took.
 
-    It may not: `exit` waits for a background embedding batch in flight, which can take longer on a busy machine.
+    It may not exit at once: `exit` waits for a background embedding batch in flight, which can take longer on a
+    busy machine.
     """
     process = client._server  # type: ignore[union-attr]
+    peak = 0.0
     try:
         await asyncio.wait_for(client.shutdown_async(None), 30)
+        peak = status_mb(process.pid, "VmHWM")
         client.exit(None)
     except TimeoutError:
         log("no answer to `shutdown` within 30 s")
+        peak = status_mb(process.pid, "VmHWM")
     deadline = time.monotonic() + 10
     while process.returncode is None and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
@@ -161,6 +167,7 @@ async def stop(client: Client) -> None:
     except TimeoutError:
         log("the client did not stop within 10 s")
         process._transport.close()  # else asyncio closes it after the loop is gone, with a warning
+    return peak
 
 
 def log(message: str) -> None:
@@ -306,8 +313,7 @@ async def measure(
                 if judge != INSTANT:  # a judge of its own cost: also its warm path, every vector there
                     figures.update(await searches_once_embedded(client, texts, searches))
                 figures["rss_after_session_mb"] = status_mb(server_pid(client), "VmRSS")
-            peaks.append(status_mb(server_pid(client), "VmHWM"))
-            await stop(client)
+            peaks.append(await stop(client))
         figures["cold_to_index_ready_s"] = [round(t, 3) for t in cold_ready]
         figures["cold_to_first_answer_s"] = [round(t, 3) for t in cold_first]
 
@@ -320,8 +326,7 @@ async def measure(
             warm_ready.append(ready)
             warm_first.append(ready + first)
             log(f"{root.name} restart: index ready {ready:.2f}s, first answer {ready + first:.2f}s")
-            peaks.append(status_mb(server_pid(client), "VmHWM"))
-            await stop(client)
+            peaks.append(await stop(client))
         figures["restart_to_index_ready_s"] = [round(t, 3) for t in warm_ready]
         figures["restart_to_first_answer_s"] = [round(t, 3) for t in warm_first]
         figures["peak_rss_mb"] = max(peaks)
