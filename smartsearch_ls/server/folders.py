@@ -36,11 +36,11 @@ MAX_SETTLE_SECONDS = 2.0
 """A burst that never goes quiet is still applied this often, so the index cannot fall behind forever."""
 
 PERSIST_AFTER_SECONDS = 5.0
-"""A build's or an edit's changes are saved this long after they stop coming, once no search runs: not on every
-keystroke, and not before a cold start's first answer."""
+"""A build's or an edit's changes are saved this long after they stop coming (the save then waits for the searches
+being answered): not on every keystroke, and not before a cold start's first answer."""
 
 PERSIST_AT_MOST_AFTER_SECONDS = 30.0
-"""Changes that keep coming (a tool regenerating files) postpone the save no longer than this after the first."""
+"""Changes that keep coming (a tool regenerating files) make the save due no later than this after the first."""
 
 EMBED_AFTER_EDIT_SECONDS = 2.0
 """Edited snippets are re-embedded once typing pauses, not on every keystroke."""
@@ -119,6 +119,11 @@ class Folders:
         self._persister: dict[Path, asyncio.TimerHandle] = {}
         self._unsaved_since: dict[Path, float] = {}
         """When each root's oldest change not yet saved asked for a save (loop time)."""
+        self._unsaved: dict[Path, Folder] = {}
+        """The folders with changes whose save has not started: its timer pending, or fired and waiting for searches
+        to end, or the folder removed meanwhile. `exit` and `shutdown` save these whatever else they save."""
+        self._removed_saves: dict[Path, asyncio.Task[None]] = {}
+        """The save of a removed folder, which a folder added again for its root waits for before loading."""
         self.embedding_progress: EmbeddingProgress | None = None
         self._searches = 0
         self._idle = asyncio.Event()
@@ -176,15 +181,18 @@ class Folders:
         if folder is not None:
             folder.stop_background()
             self._nest()
+            self._unsaved_since.pop(root, None)
             if (timer := self._persister.pop(root, None)) is not None:
                 timer.cancel()
-                if folder.index.cache_dir is not None:  # saved now, so that adding it again starts warm
-                    spawn(self._persist(folder, in_background=True))
+            if self._unsaved.get(root) is folder:  # saved now, so that adding it again starts warm
+                self._removed_saves[root] = spawn(self._persist(folder))
 
     async def build(self, folder: Folder, progress: IndexProgress | None = None) -> None:
         """Load the persisted index, then make it equal the disk; sets `ready` whatever happens."""
         index = folder.index
         moved = False
+        if (removed_save := self._removed_saves.pop(index.root, None)) is not None:
+            await asyncio.wait([removed_save])  # its outcome is its own; this build loads what is on disk
         try:
             async with folder.job:
                 started = time.monotonic()
@@ -412,12 +420,19 @@ class Folders:
 
     def _persist_later(self, folder: Folder) -> None:
         root = folder.index.root
+        if folder.index.cache_dir is None:
+            return  # nowhere to save it
         if (timer := self._persister.pop(root, None)) is not None:
             timer.cancel()
         loop = asyncio.get_running_loop()
         first = self._unsaved_since.setdefault(root, loop.time())
+        self._unsaved[root] = folder
         delay = min(PERSIST_AFTER_SECONDS, max(0.0, first + PERSIST_AT_MOST_AFTER_SECONDS - loop.time()))
-        self._persister[root] = loop.call_later(delay, lambda: spawn(self._persist(folder, in_background=True)))
+        self._persister[root] = loop.call_later(delay, self._persist_due, folder)
+
+    def _persist_due(self, folder: Folder) -> None:
+        self._persister.pop(folder.index.root, None)
+        spawn(self._persist(folder, in_background=True))
 
     async def _persist(self, folder: Folder, *, in_background: bool = False) -> None:
         """Save the folder's index and its vectors. `in_background` (a save nobody waits for) lets running searches,
@@ -426,19 +441,27 @@ class Folders:
         if in_background:
             await self._idle.wait()
         async with folder.job:
-            self._unsaved_since.pop(folder.index.root, None)  # a change from here on asks for another save
+            root = folder.index.root
+            if self._unsaved.get(root) is folder:  # a change from here on asks for another save
+                del self._unsaved[root]
+                self._unsaved_since.pop(root, None)
             await asyncio.to_thread(folder.index.persist, only_if_changed=True)
             embedding = folder.embedding is not None and not folder.embedding.done()
             if folder.dense is not None and not (in_background and embedding):
                 await asyncio.to_thread(folder.dense.persist, only_if_changed=True)
 
     def persist_pending_now(self) -> None:
-        """Save at once, in this thread, every index whose save is still waiting (`exit` without `shutdown`)."""
-        for root, timer in list(self._persister.items()):
+        """Save at once, in this thread, every index whose save has not started (`exit` without `shutdown`). One
+        that fails is logged: the others are still saved, and the server still exits."""
+        for timer in self._persister.values():
             timer.cancel()
-            if (folder := self.folders.get(root)) is not None:
-                folder.index.persist(only_if_changed=True)
         self._persister.clear()
+        for folder in list(self._unsaved.values()):
+            try:
+                folder.index.persist(only_if_changed=True)
+            except Exception:
+                log.exception("saving the index of %s at exit failed", folder.index.root)
+        self._unsaved.clear()
 
     def _forget_stale_judgments(self, index: RootIndex) -> None:
         """The root's remembered judgments of snippets edited or removed since the index was persisted are dropped,
@@ -459,12 +482,12 @@ class Folders:
             folder.stop_background()
 
     async def persist_all(self) -> None:
-        """Persist every index now (at shutdown): each folder indexed without error, and any whose save was waiting
-        (its index was brought up to date even if what followed failed)."""
-        waiting = set(self._persister)
+        """Persist every index now (at shutdown): each folder indexed without error, and any whose save has not
+        started (its index was brought up to date even if what followed failed, or it was removed since). Each
+        leaves `_unsaved` as its save starts, so an `exit` arriving meanwhile saves the rest."""
         for timer in self._persister.values():
             timer.cancel()
         self._persister.clear()
-        for root, folder in self.folders.items():
-            if folder.ready.is_set() and (folder.error is None or root in waiting):
-                await self._persist(folder)
+        ready = [f for f in self.folders.values() if f.ready.is_set() and f.error is None]
+        for folder in {id(f): f for f in [*self._unsaved.values(), *ready]}.values():
+            await self._persist(folder)

@@ -86,7 +86,7 @@ async def test_an_exit_without_shutdown_saves_what_was_waiting(tmp_path: Path, s
 async def test_a_folder_removed_before_its_save_is_saved_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Removed (the folder closed, or every folder replaced by new settings), it kept its timer: saved only when that
+    """Removed (the folder closed in the editor), it kept its timer: saved only when that
     fired, and a folder added again meanwhile started cold."""
     monkeypatch.setattr(folders_module, "PERSIST_AFTER_SECONDS", 60.0)
     root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
@@ -110,4 +110,36 @@ async def test_a_save_waits_for_the_search_running_when_it_is_due(tmp_path: Path
     assert saved_index(cache) is None, "saved while a search ran"
     folders.search_finished()
     await until_saved(cache, within=5)
+    folders.remove(root)
+
+
+async def test_a_build_whose_last_steps_fail_is_still_saved(
+    tmp_path: Path, short_delays: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index was brought up to date; a failure after that (here the vectors' load) must not cost its save."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+
+    def broken(index: object) -> None:
+        raise RuntimeError("the vectors could not be loaded")
+
+    monkeypatch.setattr(folders_module.DenseIndex, "for_root", broken)
+    folders = Folders(cache_dir=cache, semantic=True)
+    folder = folders.add(root)
+    await folders.build(folder)
+    assert folder.error is not None
+    await until_saved(cache, within=5)
+    folders.remove(root)
+
+
+async def test_a_folder_removed_and_added_again_at_once_starts_warm(tmp_path: Path, short_delays: None) -> None:
+    """The new folder loaded the index beside the removed one's save: cold, every file read again."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    folders = Folders(cache_dir=cache, semantic=False)
+    await folders.build(folders.add(root))
+    folders.remove(root)
+    again = folders.add(root)
+    await folders.build(again)
+    assert again.stats is not None and again.stats.read == 0
     folders.remove(root)

@@ -121,3 +121,17 @@ def test_exit_during_a_cold_build_ends_at_once(client: RawClient, tmp_path: Path
     log = (tmp_path / "stderr.log").read_text(errors="replace")
     assert "index ready" not in log and "Traceback" not in log, log[-3000:]
     assert [w for w in workers if Path(f"/proc/{w}").exists()] == []  # the workers did not outlive it
+
+
+def test_an_exit_without_shutdown_saves_the_index_a_cold_start_had_not_saved_yet(
+    client: RawClient, tmp_path: Path
+) -> None:
+    """A cold start saves its index a few seconds after its first answer; an `exit` in those seconds lost the build."""
+    client.initialize(write_tree(tmp_path / "project", SAMPLE_PROJECT), options(tmp_path))
+    found = client.answer(client.send("smartSearch/query", {"query": "SessionStore.create"}))
+    assert found["result"]["matches"]
+    saved = tmp_path / "cache" / "index"
+    assert not saved.is_dir() or not any(saved.iterdir()), "saved before the exit: nothing to show"
+    client.send("exit", request=False)
+    assert client.process.wait(timeout=30) == 1  # no `shutdown` came first
+    assert [p for p in saved.iterdir() if p.suffix != ".tmp"]

@@ -25,7 +25,7 @@ from smartsearch_ls.judge.loading import load_local_model
 from smartsearch_ls.judge.resolve import LOCAL
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 from smartsearch_ls.server.app import SmartSearchServer
-from smartsearch_ls.server.folders import Folder
+from smartsearch_ls.server.folders import Folder, Folders
 from smartsearch_ls.server.progress import Progress
 from smartsearch_ls.server.tasks import spawn
 from smartsearch_ls.server.watcher import FolderWatcher
@@ -175,9 +175,21 @@ def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> 
     after = _index_settings(server)
     if after == before:
         return
+    replaced = server.folders
+    replaced.stop_background()
     server.folders = server.new_folders()
     add_folders(server)
-    spawn(start_indexing(server))
+    spawn(index_after_saving(server, replaced))
+
+
+async def index_after_saving(server: SmartSearchServer, replaced: Folders) -> None:
+    """Index the folders of new settings once the ones they replace are saved: a root of both then starts warm, and
+    the two never save one file at once."""
+    try:
+        await replaced.persist_all()
+    except Exception:  # a save that fails costs warmth, never the new indexes
+        log.exception("saving the replaced folders' indexes failed")
+    await start_indexing(server)
 
 
 def register(server: SmartSearchServer) -> None:

@@ -127,7 +127,8 @@ async def run_search(
         # Begun before the shortlist, which can take a second or more (embedding candidates of a folder the
         # background has not embedded yet): the editor shows the search as running from the start.
         progress.begin("SmartSearch", "shortlisting snippets")
-    server.folders.search_started()
+    folders = server.folders  # new settings may replace them meanwhile: this search ends on the ones it began on
+    folders.search_started()
     try:
         with tally_redactions() as redactions:
             partial = _partial_sender(server, params.partial_result_token)
@@ -143,7 +144,7 @@ async def run_search(
         _end(progress, "cancelled")
         raise
     finally:
-        server.folders.search_finished()
+        folders.search_finished()
     result = replace(result, warnings=[*result.warnings, *redactions.warnings()])
     if (broken or not ready) and result.coverage.complete:  # a folder not (yet) indexed was not searched
         result = replace(result, coverage=replace(result.coverage, complete=False))
