@@ -148,14 +148,12 @@ async def stop(client: Client) -> float:
     busy machine.
     """
     process = client._server  # type: ignore[union-attr]
-    peak = 0.0
     try:
         await asyncio.wait_for(client.shutdown_async(None), 30)
-        peak = status_mb(process.pid, "VmHWM")
-        client.exit(None)
     except TimeoutError:
         log("no answer to `shutdown` within 30 s")
-        peak = status_mb(process.pid, "VmHWM")
+    peak = status_mb(process.pid, "VmHWM")
+    client.exit(None)
     deadline = time.monotonic() + 10
     while process.returncode is None and time.monotonic() < deadline:
         await asyncio.sleep(0.05)

@@ -1,13 +1,13 @@
 """What a question's wording alone says about whether its behavior exists: the control an absence verdict must beat.
 
-Every absent behavior in these sets was written by someone who knew it was absent, and many read as feature
-requests ("so that", "instead of", "rather than", "a chosen ..."), where the answerable questions describe code
-that was read ("what happens when", "why", "unless"). A verdict taught questions can learn that wording instead of
-reading the code, and nothing in a user's question about a behavior they cannot see would carry it. So this model
-reads no code: a logistic regression over the words and word pairs of the question, taught the newcomer packages'
-answerable questions against their absent behaviors written as long (`bench/train/newcomer_matched.jsonl`), and
-scored on the development part's answerable questions against each kind of absent behavior. A reader's area against
-a kind is evidence of reading only where it beats this one's:
+Every absent behavior in these sets was written by someone who knew it was absent, and many read as feature requests
+(the words and pairs this model finds leaning absent include "such as", "instead of", "rather than", "so that"),
+where the answerable questions describe code that was read ("if", "otherwise", "and how"). A verdict taught
+questions can learn that wording instead of reading the code, and nothing in a user's question about a behavior they
+cannot see would carry it. So this model reads no code: a logistic regression over the words and word pairs of the
+question, taught the newcomer packages' answerable questions against their absent behaviors written as long
+(`bench/train/newcomer_matched.jsonl`), and scored on the development part's answerable questions against each kind
+of absent behavior. A reader's area against a kind is evidence of reading only where it beats this one's:
 
     .venv/bin/python -m bench.ranker.wording_check
 """
@@ -75,28 +75,26 @@ def queries(cases: Sequence[metrics.QueryCase], *, negative: bool) -> list[str]:
 
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
-    newcomer = metrics.load_cases(NEWCOMER)
-    model = WordingModel(
-        queries(newcomer, negative=False), queries(metrics.load_cases(NEWCOMER_MATCHED), negative=True)
-    )
+    taught_answerable = queries(metrics.load_cases(NEWCOMER), negative=False)
+    taught_absent = queries(metrics.load_cases(NEWCOMER_MATCHED), negative=True)
+    model = WordingModel(taught_answerable, taught_absent)
     development = behavior_cases("development")
-    answerable = model.scores(queries(development, negative=False))
     kinds = {
         "written negatives": queries(development, negative=True),
         "near misses": queries(near_miss_cases(), negative=True),
         "matched absences": queries(matched_absence_cases(), negative=True),
     }
+    scored = {*queries(development, negative=False), *(q for questions in kinds.values() for q in questions)}
+    assert not scored & {*taught_answerable, *taught_absent}, "a scored question was taught"
+    answerable = model.scores(queries(development, negative=False))
     print(
-        f"taught: {len(queries(newcomer, negative=False))} answerable newcomer questions, "
-        f"{len(metrics.load_cases(NEWCOMER_MATCHED))} absent written as long; {len(model.vocabulary)} inputs"
+        f"taught: {len(taught_answerable)} answerable newcomer questions, {len(taught_absent)} absent written as "
+        f"long; {len(model.vocabulary)} inputs"
     )
     print("| the question's wording alone, development part | " + " | ".join(f"AUC vs {k}" for k in kinds) + " |")
     print("| --- |" + " ---: |" * len(kinds))
-    print(
-        "| answerable against each kind | "
-        + " | ".join(f"{area(answerable, model.scores(q)):.3f}" for q in kinds.values())
-        + " |"
-    )
+    areas = [f"{area(answerable, model.scores(questions)):.3f}" for questions in kinds.values()]
+    print("| answerable against each kind | " + " | ".join(areas) + " |")
     absent_words, answerable_words = model.leaning(15)
     print(f"leaning absent: {', '.join(absent_words)}")
     print(f"leaning answerable: {', '.join(answerable_words)}")
