@@ -87,9 +87,11 @@ async def test_adding_and_removing_a_nested_folder_moves_its_files(tmp_path: Pat
             added=[], removed=[types.WorkspaceFolder(uri=inner.as_uri(), name="lib")]
         )
         session.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=gone))
-        await poll(lambda: top_is("lib/retry.py"), 30, "the outer folder taking lib's files back")
-        result = found[0]
-        assert result.coverage.files == 3  # type: ignore[attr-defined]
+
+        async def taken_back() -> bool:  # a search during the re-list may see it half done: wait for its end
+            return await top_is("lib/retry.py") and found[0].coverage.files == 3  # type: ignore[attr-defined]
+
+        await poll(taken_back, 30, "the outer folder taking lib's files back")
     finally:
         await session.client.shutdown_session()
         await session.client.stop()
