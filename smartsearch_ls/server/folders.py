@@ -117,11 +117,10 @@ class Folders:
         self.folders: dict[Path, Folder] = {}
         self._flusher: dict[Path, asyncio.Task[None]] = {}
         self._persister: dict[Path, asyncio.TimerHandle] = {}
-        self._unsaved_since: dict[Path, float] = {}
-        """When each root's oldest change not yet saved asked for a save (loop time)."""
-        self._unsaved: dict[Path, Folder] = {}
-        """The folders with changes whose save has not started: its timer pending, or fired and waiting for searches
-        to end, or the folder removed meanwhile. `exit` and `shutdown` save these whatever else they save."""
+        self._unsaved: dict[Path, tuple[Folder, float]] = {}
+        """Per root, the folder whose changes' save has not started (its timer pending, or fired and waiting for
+        searches to end, or the folder removed meanwhile) and when the oldest of them asked for it (loop time).
+        `exit` and `shutdown` save these whatever else they save."""
         self._removed_saves: dict[Path, asyncio.Task[None]] = {}
         """The save of a removed folder, which a folder added again for its root waits for before loading."""
         self.embedding_progress: EmbeddingProgress | None = None
@@ -181,10 +180,9 @@ class Folders:
         if folder is not None:
             folder.stop_background()
             self._nest()
-            self._unsaved_since.pop(root, None)
             if (timer := self._persister.pop(root, None)) is not None:
                 timer.cancel()
-            if self._unsaved.get(root) is folder:  # saved now, so that adding it again starts warm
+            if self._unsaved_folder(root) is folder:  # saved now, so that adding it again starts warm
                 self._removed_saves[root] = spawn(self._persist(folder))
 
     async def build(self, folder: Folder, progress: IndexProgress | None = None) -> None:
@@ -425,10 +423,14 @@ class Folders:
         if (timer := self._persister.pop(root, None)) is not None:
             timer.cancel()
         loop = asyncio.get_running_loop()
-        first = self._unsaved_since.setdefault(root, loop.time())
-        self._unsaved[root] = folder
+        first = self._unsaved[root][1] if self._unsaved_folder(root) is folder else loop.time()
+        self._unsaved[root] = folder, first
         delay = min(PERSIST_AFTER_SECONDS, max(0.0, first + PERSIST_AT_MOST_AFTER_SECONDS - loop.time()))
         self._persister[root] = loop.call_later(delay, self._persist_due, folder)
+
+    def _unsaved_folder(self, root: Path) -> Folder | None:
+        entry = self._unsaved.get(root)
+        return entry[0] if entry is not None else None
 
     def _persist_due(self, folder: Folder) -> None:
         self._persister.pop(folder.index.root, None)
@@ -442,9 +444,8 @@ class Folders:
             await self._idle.wait()
         async with folder.job:
             root = folder.index.root
-            if self._unsaved.get(root) is folder:  # a change from here on asks for another save
+            if self._unsaved_folder(root) is folder:  # a change from here on asks for another save
                 del self._unsaved[root]
-                self._unsaved_since.pop(root, None)
             await asyncio.to_thread(folder.index.persist, only_if_changed=True)
             embedding = folder.embedding is not None and not folder.embedding.done()
             if folder.dense is not None and not (in_background and embedding):
@@ -456,7 +457,7 @@ class Folders:
         for timer in self._persister.values():
             timer.cancel()
         self._persister.clear()
-        for folder in list(self._unsaved.values()):
+        for folder, _ in list(self._unsaved.values()):
             try:
                 folder.index.persist(only_if_changed=True)
             except Exception:
@@ -489,5 +490,6 @@ class Folders:
             timer.cancel()
         self._persister.clear()
         ready = [f for f in self.folders.values() if f.ready.is_set() and f.error is None]
-        for folder in {id(f): f for f in [*self._unsaved.values(), *ready]}.values():
+        unsaved = [folder for folder, _ in self._unsaved.values()]
+        for folder in {id(f): f for f in [*unsaved, *ready]}.values():
             await self._persist(folder)

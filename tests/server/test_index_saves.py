@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from smartsearch_ls.server import folders as folders_module
-from smartsearch_ls.server.folders import Folders
+from smartsearch_ls.server.folders import Folder, Folders
 from tests.conftest import SAMPLE_PROJECT, write_tree
 
 
@@ -33,6 +33,16 @@ async def until_saved(cache: Path, within: float) -> float:
     return time.monotonic() - started
 
 
+async def built(tmp_path: Path, *, semantic: bool = False) -> tuple[Folders, Folder, Path, Path]:
+    """A `Folders` with the sample project built in it, cold, saving under `tmp_path / "cache"`."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    folders = Folders(cache_dir=cache, semantic=semantic)
+    folder = folders.add(root)
+    await folders.build(folder)
+    return folders, folder, root, cache
+
+
 @pytest.fixture
 def short_delays(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(folders_module, "PERSIST_AFTER_SECONDS", 0.3)
@@ -40,11 +50,7 @@ def short_delays(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_a_build_is_saved_after_the_folder_is_ready_not_before(tmp_path: Path, short_delays: None) -> None:
-    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
-    cache = tmp_path / "cache"
-    folders = Folders(cache_dir=cache, semantic=False)
-    folder = folders.add(root)
-    await folders.build(folder)
+    folders, folder, root, cache = await built(tmp_path)
     assert folder.ready.is_set() and saved_index(cache) is None
     await until_saved(cache, within=5)
     folders.remove(root)
@@ -53,11 +59,7 @@ async def test_a_build_is_saved_after_the_folder_is_ready_not_before(tmp_path: P
 async def test_changes_that_keep_coming_postpone_the_save_only_so_long(tmp_path: Path, short_delays: None) -> None:
     """A tool rewriting files more often than the save's delay held the first save of a cold build back for as long
     as it ran; a server ended without `shutdown` then lost the whole build."""
-    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
-    cache = tmp_path / "cache"
-    folders = Folders(cache_dir=cache, semantic=False)
-    folder = folders.add(root)
-    await folders.build(folder)
+    folders, _folder, root, cache = await built(tmp_path)
     target = root / "auth" / "tokens.py"
     started = time.monotonic()
     for round_ in range(50):  # each change applied on its own (they come slower than a burst settles)
@@ -72,11 +74,7 @@ async def test_changes_that_keep_coming_postpone_the_save_only_so_long(tmp_path:
 
 
 async def test_an_exit_without_shutdown_saves_what_was_waiting(tmp_path: Path, short_delays: None) -> None:
-    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
-    cache = tmp_path / "cache"
-    folders = Folders(cache_dir=cache, semantic=False)
-    folder = folders.add(root)
-    await folders.build(folder)
+    folders, _folder, _root, cache = await built(tmp_path)
     assert saved_index(cache) is None
     folders.stop_background()
     folders.persist_pending_now()
@@ -89,22 +87,14 @@ async def test_a_folder_removed_before_its_save_is_saved_at_once(
     """Removed (the folder closed in the editor), it kept its timer: saved only when that
     fired, and a folder added again meanwhile started cold."""
     monkeypatch.setattr(folders_module, "PERSIST_AFTER_SECONDS", 60.0)
-    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
-    cache = tmp_path / "cache"
-    folders = Folders(cache_dir=cache, semantic=False)
-    folder = folders.add(root)
-    await folders.build(folder)
+    folders, _folder, root, cache = await built(tmp_path)
     folders.remove(root)
     await until_saved(cache, within=5)
 
 
 async def test_a_save_waits_for_the_search_running_when_it_is_due(tmp_path: Path, short_delays: None) -> None:
     """The save locks the index every search reads: started under a search, it held that search up."""
-    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
-    cache = tmp_path / "cache"
-    folders = Folders(cache_dir=cache, semantic=False)
-    folder = folders.add(root)
-    await folders.build(folder)
+    folders, _folder, root, cache = await built(tmp_path)
     folders.search_started()
     await asyncio.sleep(1.0)
     assert saved_index(cache) is None, "saved while a search ran"
@@ -117,16 +107,12 @@ async def test_a_build_whose_last_steps_fail_is_still_saved(
     tmp_path: Path, short_delays: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The index was brought up to date; a failure after that (here the vectors' load) must not cost its save."""
-    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
-    cache = tmp_path / "cache"
 
     def broken(index: object) -> None:
         raise RuntimeError("the vectors could not be loaded")
 
     monkeypatch.setattr(folders_module.DenseIndex, "for_root", broken)
-    folders = Folders(cache_dir=cache, semantic=True)
-    folder = folders.add(root)
-    await folders.build(folder)
+    folders, folder, root, cache = await built(tmp_path, semantic=True)
     assert folder.error is not None
     await until_saved(cache, within=5)
     folders.remove(root)
@@ -134,10 +120,7 @@ async def test_a_build_whose_last_steps_fail_is_still_saved(
 
 async def test_a_folder_removed_and_added_again_at_once_starts_warm(tmp_path: Path, short_delays: None) -> None:
     """The new folder loaded the index beside the removed one's save: cold, every file read again."""
-    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
-    cache = tmp_path / "cache"
-    folders = Folders(cache_dir=cache, semantic=False)
-    await folders.build(folders.add(root))
+    folders, _, root, _ = await built(tmp_path)
     folders.remove(root)
     again = folders.add(root)
     await folders.build(again)
