@@ -49,7 +49,7 @@ class Settings(BaseModel):
     limit: int = Field(10, ge=1, le=100)
     exclude: list[str] = Field(default_factory=list)
     index_wait: float = Field(
-        20.0, ge=0, le=600, description="Seconds a search waits for a folder still being indexed."
+        20.0, ge=0, le=600, description="Seconds a search waits for a folder still being indexed or re-listed."
     )
     semantic: bool = Field(
         True, description="Embed snippets in the background with the local model, for a hybrid shortlist."

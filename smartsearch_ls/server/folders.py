@@ -64,12 +64,23 @@ EmbeddingProgress = Callable[[Path, int, int, bool], None]
 """Called on the event loop with (root, snippets embedded, snippets in all, finished)."""
 
 
+def _set_event() -> asyncio.Event:
+    event = asyncio.Event()
+    event.set()
+    return event
+
+
 @dataclass
 class Folder:
     """One workspace folder and its index's state."""
 
     index: RootIndex
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    listed: asyncio.Event = field(default_factory=_set_event)
+    """Clear while a re-listing for a nested folder's coming or going is pending: until it ends, the files of that
+    folder may be in both indexes or in neither, so a search waits for it as for `ready`."""
+    relists: int = 0
+    """Re-listings pending (nesting can change again before the first ends)."""
     job: asyncio.Lock = field(default_factory=asyncio.Lock)
     error: str | None = None
     buffers: dict[str, str] = field(default_factory=dict)
@@ -149,23 +160,36 @@ class Folders:
             if nested != folder.index.nested:
                 folder.index.nested = nested
                 if root != added:
+                    folder.relists += 1
+                    folder.listed.clear()
                     spawn(self._relist(folder))
 
     async def _relist(self, folder: Folder) -> None:
-        await folder.ready.wait()  # a build under way may have listed before the nesting changed: catch it up
-        root = folder.index.root
-        if self.folders.get(root) is not folder:
-            return  # removed (or replaced) while waiting
         try:
-            async with folder.job:
-                stats = await asyncio.to_thread(folder.index.refresh)
-        except Exception as error:  # as a flush's: the folder keeps its index, and says why in the log
-            log.warning("re-listing %s for nested folders failed: %s", root, error)
+            stats = await self._refresh_for_nesting(folder)
+        finally:
+            folder.relists -= 1
+            if not folder.relists:
+                folder.listed.set()
+        if stats is None:
             return
+        root = folder.index.root
         log.info("re-listed %s for nested folders: %d read, %d removed", root, stats.read, stats.removed)
         self._persist_later(folder)
         if stats.read:
             self.embed_in_background(folder)
+
+    async def _refresh_for_nesting(self, folder: Folder) -> RefreshStats | None:
+        await folder.ready.wait()  # a build under way may have listed before the nesting changed: catch it up
+        root = folder.index.root
+        if self.folders.get(root) is not folder:
+            return None  # removed (or replaced) while waiting
+        try:
+            async with folder.job:
+                return await asyncio.to_thread(folder.index.refresh)
+        except Exception as error:  # as a flush's: the folder keeps its index, and says why in the log
+            log.warning("re-listing %s for nested folders failed: %s", root, error)
+            return None
 
     def under(self, directory: Path) -> list[Folder]:
         """The folders whose root lies strictly inside `directory` (nested workspace folders)."""

@@ -88,10 +88,46 @@ async def test_adding_and_removing_a_nested_folder_moves_its_files(tmp_path: Pat
         )
         session.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=gone))
 
-        async def taken_back() -> bool:  # a search during the re-list may see it half done: wait for its end
-            return await top_is("lib/retry.py") and found[0].coverage.files == 3  # type: ignore[attr-defined]
+        # The outer folder takes lib's files back, and the next search waits for that (the test below).
+        assert await top_is("lib/retry.py") and found[0].coverage.files == 3, found  # type: ignore[attr-defined]
+    finally:
+        await session.client.shutdown_session()
+        await session.client.stop()
 
-        await poll(taken_back, 30, "the outer folder taking lib's files back")
+
+def _still_listing(result: object) -> bool:
+    return any("re-listed" in warning for warning in result.warnings)  # type: ignore[attr-defined]
+
+
+FILLER = 400
+"""Files in the nested folder beside the tree's: enough that re-listing the outer folder for them takes longer than a
+search takes to start."""
+
+
+async def test_a_search_right_after_a_nested_folder_comes_or_goes_waits_for_the_re_listing(
+    tmp_path: Path, model_server: ModelServer
+) -> None:
+    files = {**TREE, **{f"app/lib/gen/part_{n}.py": f"def part_{n}():\n    return {n}\n" for n in range(FILLER)}}
+    root = write_tree(tmp_path / "ws", files)
+    outer, inner = root / "app", root / "app" / "lib"
+    everything = len(files)
+    session = await start_session(outer, model_server, tmp_path / "cache")
+    try:
+        await _indexed(session, 1)
+        lib = types.WorkspaceFolder(uri=inner.as_uri(), name="lib")
+        added = types.WorkspaceFoldersChangeEvent(added=[lib], removed=[])
+        session.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=added))
+        await session.wait_for_log("index ready for " + str(inner))
+        # The outer folder gives lib's files up in the background: a search now sees each of them once.
+        during = await session.query(query="retry request attempts", mode="behavior")
+        assert during.coverage.files == everything and not _still_listing(during), during.warnings
+        assert len(set(_locations(during))) == len(_locations(during))
+        gone = types.WorkspaceFoldersChangeEvent(added=[], removed=[lib])
+        session.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=gone))
+        # And takes them back: the very next search finds them in it, not nowhere.
+        after = await session.query(query="retry request attempts", mode="behavior")
+        assert after.coverage.files == everything and not _still_listing(after), after.warnings
+        assert after.matches and after.matches[0].path == "lib/retry.py", [m.path for m in after.matches]
     finally:
         await session.client.shutdown_session()
         await session.client.stop()

@@ -61,11 +61,11 @@ def scopes_for(server: SmartSearchServer, params: QueryParams) -> list[Scope]:
 
 
 async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> tuple[list[str], bool]:
-    """Wait up to the bound for the scopes' folders; a warning for each one not ready or broken, and whether
-    every one was ready."""
+    """Wait up to the bound for the scopes' folders to be indexed and done re-listing for nested folders; a warning
+    for each one still not, or broken, and whether every one was."""
     warnings: list[str] = []
     folders = [server.folders.folders[s.index.root] for s in scopes if s.index.root in server.folders.folders]
-    waiting = [f.ready.wait() for f in folders if not f.ready.is_set()]
+    waiting = [event.wait() for f in folders for event in (f.ready, f.listed) if not event.is_set()]
     if waiting:
         try:
             async with asyncio.timeout(server.settings.index_wait):
@@ -78,9 +78,14 @@ async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> tu
                 f"{folder.index.root} is still being indexed; this result covers only the files indexed so far. "
                 "Search again when indexing ends."
             )
+        elif not folder.listed.is_set():
+            warnings.append(
+                f"{folder.index.root} is being re-listed for a nested workspace folder added or removed; this result "
+                "may miss that folder's files or show them twice. Search again when it ends."
+            )
         elif folder.error:
             warnings.append(f"{folder.index.root} could not be indexed: {folder.error}")
-    return warnings, all(folder.ready.is_set() for folder in folders)
+    return warnings, all(folder.ready.is_set() and folder.listed.is_set() for folder in folders)
 
 
 async def judge_for(server: SmartSearchServer) -> JudgeConfig:
