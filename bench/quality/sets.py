@@ -13,6 +13,7 @@ questions may be read to check a gold span, never to choose a feature, a weight 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Literal
 
@@ -53,6 +54,26 @@ same share of questions ending in "?"), its absence checked by searching the who
 code (`closest`, `why_absent`). The written negatives and the near misses are shorter than the answerable questions
 (about 14 and 16 words against 20), so a verdict given the question's length could tell them apart by it, which no
 user's question would carry; these cannot be told apart that way."""
+
+
+TRANSPLANTED = Path(__file__).resolve().parent / "transplanted.jsonl"
+"""Answerable questions of one development project asked word for word of another of its kind (a command-line
+parser's of another command-line parser), each labeled by reading the target's code: `present` (with its gold
+span), `absent` (with the `closest` code and `why`) or `partial` (close, arguable either way: not scored). Every
+absent behavior in the other sets was written by someone who knew it was absent, and their wording says so
+(`bench/ranker/wording_check.py`); these were written by someone reading code that does them, so a verdict can tell
+the absent from the present only by reading the target's code."""
+
+
+def transplanted_cases(path: Path = TRANSPLANTED) -> list[QueryCase]:
+    """The decided questions of a transplanted set (`TRANSPLANTED`, or the training packages' own): `present` ones
+    with their gold, `absent` ones as negatives; `partial` ones left out."""
+    decided = {
+        (raw["corpus"], raw["query"])
+        for raw in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+        if raw["label"] != "partial"
+    }
+    return [case for case in load_cases(path) if (case.corpus, case.query) in decided]
 
 
 def corpus_file(corpus: str) -> Path:

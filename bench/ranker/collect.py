@@ -8,7 +8,8 @@ labeled relevant when it overlaps a gold span. Rows are cached per set in `bench
 features, labels, question numbers and spans), so fitting and the ablations replay them without the engine.
 
     .venv/bin/python -m bench.ranker.collect --set development [--set crossed] [--set held-out] [--set train]
-        [--set near-misses] [--set matched] [--set summaries] [--set newcomer] [--set newcomer-matched]
+        [--set near-misses] [--set matched] [--set transplanted] [--set summaries] [--set newcomer]
+        [--set newcomer-matched] [--set newcomer-transplanted]
 
 `--model FILE --tag NAME` collects the same rows with a candidate embedding model instead of the shipped one (a
 file already in the product's fast form, as `bench.train.export` writes `fused-int8/model.onnx`), its vectors in
@@ -33,7 +34,7 @@ import numpy.typing as npt
 from bench.corpora import CORPORA_DIR
 from bench.ours import open_corpus
 from bench.quality import metrics
-from bench.quality.sets import behavior_cases, matched_absence_cases, near_miss_cases
+from bench.quality.sets import behavior_cases, matched_absence_cases, near_miss_cases, transplanted_cases
 from bench.train.biencoder import SEED, training_queries
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.embedding import weights
@@ -60,6 +61,9 @@ NEWCOMER_MATCHED = REPO / "bench" / "train" / "newcomer_matched.jsonl"
 answerable newcomer questions (within three words of their mean, the same share ending in "?"), as
 `matched_absences.jsonl` is for the development projects; the newcomer files' own absent behaviors are shorter (about
 14 words against 22)."""
+NEWCOMER_TRANSPLANTED = REPO / "bench" / "train" / "newcomer_transplanted.jsonl"
+"""The newcomer packages' answerable questions asked word for word of a package of the same kind, labeled by reading
+its code (`bench.quality.sets.transplanted_cases`): absent behaviors whose wording was not written knowing it."""
 
 
 @dataclass(frozen=True)
@@ -93,11 +97,12 @@ def set_cases(name: str) -> list[metrics.QueryCase]:
         return metrics.load_cases(TRAIN_QUERIES)
     if name == "summaries":
         return summaries()
-    if name in ("newcomer", "newcomer-matched"):
+    if name in NEWCOMER_SETS:
         return [
-            replace(case, corpus=case.corpus.replace("train/", "train-source/", 1))
-            for case in metrics.load_cases(NEWCOMER if name == "newcomer" else NEWCOMER_MATCHED)
+            replace(case, corpus=case.corpus.replace("train/", "train-source/", 1)) for case in NEWCOMER_SETS[name]()
         ]
+    if name == "transplanted":
+        return transplanted_cases()
     if name == "crossed":
         return crossed(behavior_cases("development"))
     if name == "near-misses":
@@ -105,6 +110,14 @@ def set_cases(name: str) -> list[metrics.QueryCase]:
     if name == "matched":
         return matched_absence_cases()
     return behavior_cases(name)  # type: ignore[arg-type]
+
+
+NEWCOMER_SETS: dict[str, Callable[[], list[metrics.QueryCase]]] = {
+    "newcomer": lambda: metrics.load_cases(NEWCOMER),
+    "newcomer-matched": lambda: metrics.load_cases(NEWCOMER_MATCHED),
+    "newcomer-transplanted": lambda: transplanted_cases(NEWCOMER_TRANSPLANTED),
+}
+"""The sets about the training packages, asked of their sources with comments (`train-source/<package>`)."""
 
 
 def summaries() -> list[metrics.QueryCase]:
@@ -200,8 +213,8 @@ def main() -> None:
             "matched",
             "train",
             "summaries",
-            "newcomer",
-            "newcomer-matched",
+            "transplanted",
+            *NEWCOMER_SETS,
         ),
     )
     parser.add_argument("--model", type=Path, help="a candidate embedding model (fused int8 ONNX) to use instead")

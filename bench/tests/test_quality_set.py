@@ -1,5 +1,5 @@
-"""The committed behavior set and near misses: well formed always, and the set's gold spans checked against the
-corpora when prepared (`bench.tests.spans`)."""
+"""The committed behavior set, its near misses, matched absences and transplanted questions: well formed always, and
+their gold spans and closest code checked against the corpora when prepared (`bench.tests.spans`)."""
 
 import json
 from collections import Counter
@@ -15,12 +15,15 @@ from bench.quality.sets import (
     HELD_OUT,
     MATCHED_ABSENCES,
     PARTS,
+    TRANSPLANTED,
     behavior_cases,
     corpus_file,
     matched_absence_cases,
     near_miss_cases,
+    transplanted_cases,
 )
 from bench.tests.spans import check_gold_spans
+from bench.tests.transplanted import check_against_code, check_records
 from tests.support.prerequisites import require
 
 LANGUAGES = {".py": "Python", ".ts": "TypeScript", ".js": "JavaScript", ".go": "Go", ".rs": "Rust", ".rb": "Ruby"}
@@ -92,3 +95,25 @@ def test_each_matched_absence_names_the_closest_code_it_was_checked_against(corp
         path, lines = record["closest"].rsplit(":", 1)
         start, end = (int(n) for n in lines.split("-"))
         assert 1 <= start <= end <= len((root / path).read_text(errors="replace").splitlines()), record["closest"]
+
+
+TRANSPLANTED_RECORDS = [json.loads(line) for line in TRANSPLANTED.read_text().splitlines()]
+
+
+def test_transplanted_questions_are_development_questions_asked_word_for_word_of_another_development_project():
+    def answerable_of(corpus: str) -> set[str]:
+        return {case.query for case in load_cases(corpus_file(corpus)) if not case.negative}
+
+    check_records(TRANSPLANTED_RECORDS, answerable_of)
+    assert {r["corpus"] for r in TRANSPLANTED_RECORDS} | {r["asked_from"] for r in TRANSPLANTED_RECORDS} <= set(
+        DEVELOPMENT
+    ), "the held-out part is never asked or asked of"
+    assert len(transplanted_cases()) == sum(r["label"] != "partial" for r in TRANSPLANTED_RECORDS)
+
+
+@pytest.mark.parametrize("corpus", sorted({r["corpus"] for r in TRANSPLANTED_RECORDS}))
+def test_transplanted_questions_hold_against_their_targets_code(corpus):
+    if not corpora.is_prepared(corpora.CORPORA[corpus]):
+        require("corpus not prepared: python -m bench prepare --quality")
+    records = [r for r in TRANSPLANTED_RECORDS if r["corpus"] == corpus]
+    check_against_code(corpora.CORPORA[corpus].root, records, [c for c in transplanted_cases() if c.corpus == corpus])

@@ -3,7 +3,8 @@ the code's names in plain words too was checked by reading them), and their gold
 sources (the tree they are asked of) and their stripped trees (the one they were written from: the same lines) when
 the training corpus is built. The absent behaviors written as long as the answerable ones (`NEWCOMER_MATCHED`):
 eighteen a package, their length and form held, each naming the code it was checked against (or `none` where
-nothing came close)."""
+nothing came close). The answerable questions asked of another package of their kind (`NEWCOMER_TRANSPLANTED`):
+word for word, with their labels' evidence, checked against the target's code."""
 
 import json
 import re
@@ -12,8 +13,10 @@ from collections import Counter
 import pytest
 
 from bench.quality.metrics import load_cases
-from bench.ranker.collect import NEWCOMER, NEWCOMER_MATCHED
+from bench.quality.sets import transplanted_cases
+from bench.ranker.collect import NEWCOMER, NEWCOMER_MATCHED, NEWCOMER_TRANSPLANTED
 from bench.tests.spans import check_gold_spans
+from bench.tests.transplanted import check_against_code, check_records
 from bench.train import pins
 from bench.train.build import SOURCE_DIR, TRAIN_DIR
 from tests.support.prerequisites import require
@@ -87,3 +90,27 @@ def test_each_matched_absence_names_the_closest_code_it_was_checked_against(path
         where, lines = record["closest"].rsplit(":", 1)
         start, end = (int(n) for n in lines.split("-"))
         assert 1 <= start <= end <= len((root / where).read_text(errors="replace").splitlines()), record["closest"]
+
+
+TRANSPLANTED = [json.loads(line) for line in NEWCOMER_TRANSPLANTED.read_text().splitlines()]
+
+
+def test_transplanted_questions_are_newcomer_questions_asked_word_for_word_of_another_package():
+    def answerable_of(asked_from: str) -> set[str]:
+        return {case.query for case in load_cases(NEWCOMER / f"{asked_from.removeprefix('train/')}.jsonl") if case.gold}
+
+    check_records(TRANSPLANTED, answerable_of)
+    assert {record["corpus"].removeprefix("train/") for record in TRANSPLANTED} <= {path.stem for path in FILES}
+    decided = transplanted_cases(NEWCOMER_TRANSPLANTED)
+    assert len(decided) == sum(record["label"] != "partial" for record in TRANSPLANTED)
+
+
+@pytest.mark.parametrize("target", sorted({record["corpus"] for record in TRANSPLANTED}))
+def test_transplanted_questions_hold_against_their_targets_code(target):
+    name = target.removeprefix("train/")
+    records = [record for record in TRANSPLANTED if record["corpus"] == target]
+    cases = [case for case in transplanted_cases(NEWCOMER_TRANSPLANTED) if case.corpus == target]
+    for root in (SOURCE_DIR / name, TRAIN_DIR / name):
+        if not root.is_dir():
+            require(f"training package not built: python -m bench.train corpus --only {name}")
+        check_against_code(root, records, cases)

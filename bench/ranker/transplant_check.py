@@ -1,0 +1,121 @@
+"""Whether a verdict tells a behavior a project lacks from one it has when nobody wrote the question knowing which.
+
+Every absent behavior of the other sets was written by someone who knew it was absent, and a model that reads only
+the question's words tells most of them from the answerable questions (`wording_check`). The transplanted sets
+(`bench.quality.sets.transplanted_cases`) ask one project's answerable questions word for word of another of its
+kind and label them by reading the target's code, so the absent and the present ones were written the same way, by
+someone describing code they had read. On them a verdict that wins by wording falls to chance, and one that reads the
+code keeps its lead.
+
+Each set is scored by the shipped judge (a question's verdict is its best candidate's relevance, as the engine's cut
+reads it; an answerable question counts only if its shortlist holds an answer, as in `newcomer_check`) and by the
+wording control, taught on questions of the other family (the development part's for the training packages' set,
+the training packages' for the development part's), so it never saw a scored question:
+
+    .venv/bin/python -m bench.ranker.collect --set development --set matched --set near-misses --set transplanted \\
+        --set newcomer --set newcomer-matched --set newcomer-transplanted
+    .venv/bin/python -m bench.ranker.transplant_check
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bench.quality import metrics
+from bench.quality.sets import behavior_cases, matched_absence_cases, near_miss_cases
+from bench.ranker.collect import NEWCOMER, NEWCOMER_MATCHED, Rows, rows_path
+from bench.ranker.fit import THRESHOLD, Questions
+from bench.ranker.reader_check import area
+from bench.ranker.wording_check import WordingModel, queries
+from smartsearch_ls.judge.local.ranker import Ranker, shipped_ranker
+
+Verdicts = dict[tuple[str, str], float]
+"""The question's best relevance under the shipped ranker, by (corpus, query)."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """One transplanted set, the set of its targets' own questions, and what the wording control is taught."""
+
+    name: str
+    own: str
+    transplanted: str
+    taught_answerable: list[str]
+    taught_absent: list[str]
+
+
+def families() -> list[Family]:
+    development = behavior_cases("development")
+    development_absent = [*queries(development, negative=True)]
+    development_absent += queries(near_miss_cases(), negative=True) + queries(matched_absence_cases(), negative=True)
+    return [
+        Family(
+            "training packages",
+            "newcomer",
+            "newcomer-transplanted",
+            queries(development, negative=False),
+            development_absent,
+        ),
+        Family(
+            "development part",
+            "development",
+            "transplanted",
+            queries(metrics.load_cases(NEWCOMER), negative=False),
+            queries(metrics.load_cases(NEWCOMER_MATCHED), negative=True),
+        ),
+    ]
+
+
+def verdicts(ranker: Ranker, name: str, corpora: set[str] | None = None) -> tuple[Verdicts, Verdicts]:
+    """(answerable questions whose shortlist holds an answer, absent ones) of a collected set, by query text."""
+    questions = Questions(Rows.load(rows_path(name)))
+    answerable: Verdicts = {}
+    absent: Verdicts = {}
+    for q, case in enumerate(questions.rows.cases):
+        group = questions.groups[q]
+        if not len(group) or (corpora is not None and case.corpus not in corpora):
+            continue
+        if not case.negative and not questions.answered(q):
+            continue
+        best = float(ranker.relevance(ranker.as_read(questions.rows.features[group])).max())
+        (absent if case.negative else answerable)[case.corpus, case.query] = best
+    return answerable, absent
+
+
+def row(verdict: str, own: Sequence[float], present: Sequence[float], absent: Sequence[float]) -> str:
+    """Areas for any verdict; for the judge's, which its threshold answers with nothing, absent and answerable."""
+    cells = [f"{area(own, absent):.3f}", f"{area(present, absent):.3f}"]
+    if verdict == "shipped judge":
+        cells += [f"{np.mean([p < THRESHOLD for p in kind]):.3f}" for kind in (absent, own)]
+    else:
+        cells += ["-", "-"]
+    return f"| {verdict} | " + " | ".join(cells) + " |"
+
+
+def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
+    ranker = shipped_ranker()
+    print("| verdict | area: own answerable vs absent | area: present vs absent | absent empty | own empty |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for family in families():
+        present, absent = verdicts(ranker, family.transplanted)
+        targets = {case.corpus for case in Rows.load(rows_path(family.transplanted)).cases}
+        own, _ = verdicts(ranker, family.own, targets)
+        scored = {query for _, query in (*own, *present, *absent)}
+        assert not scored & {*family.taught_answerable, *family.taught_absent}, "a scored question was taught"
+        control = WordingModel(family.taught_answerable, family.taught_absent)
+        print(
+            f"| **{family.name}**: {len(targets)} targets, {len(own)} own answerable, {len(present)} transplanted "
+            f"present, {len(absent)} absent | | | | |"
+        )
+        print(row("shipped judge", list(own.values()), list(present.values()), list(absent.values())))
+        wording = [control.scores([query for _, query in kind]).tolist() for kind in (own, present, absent)]
+        print(row("wording control", *wording))
+
+
+if __name__ == "__main__":
+    main()
