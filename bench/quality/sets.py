@@ -65,8 +65,16 @@ absent behavior in the other sets was written by someone who knew it was absent,
 the absent from the present only by reading the target's code."""
 
 
+TRANSPLANTED_HELD_OUT = Path(__file__).resolve().parent / "transplanted_held_out.jsonl"
+"""The same for the held-out part: questions of two development projects and three training packages asked of the
+held-out projects of their kind (a schema library's of marshmallow, a websocket package's of ws, a route pattern
+package's of mux, a version package's of semver). Part of the frozen held-out part: read once per shipped judge,
+never fitted or tuned on."""
+
+
 def transplanted_cases(path: Path = TRANSPLANTED) -> list[QueryCase]:
-    """The decided questions of a transplanted set (`TRANSPLANTED`, or the training packages' own): `present` ones
+    """The decided questions of a transplanted set (`TRANSPLANTED`, `TRANSPLANTED_HELD_OUT`, or the training
+    packages' own): `present` ones
     with their gold, `absent` ones as negatives; `partial` ones left out."""
     decided = {
         (raw["corpus"], raw["query"])

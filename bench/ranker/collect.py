@@ -8,8 +8,8 @@ labeled relevant when it overlaps a gold span. Rows are cached per set in `bench
 features, labels, question numbers and spans), so fitting and the ablations replay them without the engine.
 
     .venv/bin/python -m bench.ranker.collect --set development [--set crossed] [--set held-out] [--set train]
-        [--set near-misses] [--set matched] [--set transplanted] [--set summaries] [--set newcomer]
-        [--set newcomer-matched] [--set newcomer-transplanted]
+        [--set near-misses] [--set matched] [--set transplanted] [--set transplanted-held-out] [--set summaries]
+        [--set newcomer] [--set newcomer-matched] [--set newcomer-transplanted]
 
 `--model FILE --tag NAME` collects the same rows with a candidate embedding model instead of the shipped one (a
 file already in the product's fast form, as `bench.train.export` writes `fused-int8/model.onnx`), its vectors in
@@ -34,7 +34,13 @@ import numpy.typing as npt
 from bench.corpora import CORPORA_DIR
 from bench.ours import open_corpus
 from bench.quality import metrics
-from bench.quality.sets import behavior_cases, matched_absence_cases, near_miss_cases, transplanted_cases
+from bench.quality.sets import (
+    TRANSPLANTED_HELD_OUT,
+    behavior_cases,
+    matched_absence_cases,
+    near_miss_cases,
+    transplanted_cases,
+)
 from bench.train.biencoder import SEED, training_queries
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.embedding import weights
@@ -103,6 +109,8 @@ def set_cases(name: str) -> list[metrics.QueryCase]:
         ]
     if name == "transplanted":
         return transplanted_cases()
+    if name == "transplanted-held-out":
+        return transplanted_cases(TRANSPLANTED_HELD_OUT)
     if name == "crossed":
         return crossed(behavior_cases("development"))
     if name == "near-misses":
@@ -214,6 +222,7 @@ def main() -> None:
             "train",
             "summaries",
             "transplanted",
+            "transplanted-held-out",
             *NEWCOMER_SETS,
         ),
     )

@@ -10,23 +10,31 @@ code keeps its lead.
 Each set is scored by the shipped judge (a question's verdict is its best candidate's relevance, as the engine's cut
 reads it; an answerable question counts only if its shortlist holds an answer, as in `newcomer_check`) and by the
 wording control, taught on questions of the other family (the development part's for the training packages' set,
-the training packages' for the development part's), so it never saw a scored question:
+the training packages' for the development part's, both but the moved ones for the held-out part's, whose questions
+come from both), so it never saw a scored question. The held-out part's set is read once per shipped judge, never to
+choose:
 
     .venv/bin/python -m bench.ranker.collect --set development --set matched --set near-misses --set transplanted \\
-        --set newcomer --set newcomer-matched --set newcomer-transplanted
+        --set newcomer --set newcomer-matched --set newcomer-transplanted --set held-out --set transplanted-held-out
     .venv/bin/python -m bench.ranker.transplant_check
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from bench.quality import metrics
-from bench.quality.sets import behavior_cases, matched_absence_cases, near_miss_cases
+from bench.quality.sets import (
+    TRANSPLANTED_HELD_OUT,
+    behavior_cases,
+    matched_absence_cases,
+    near_miss_cases,
+)
 from bench.ranker.collect import NEWCOMER, NEWCOMER_MATCHED, Rows, rows_path
 from bench.ranker.fit import THRESHOLD, Questions
 from bench.ranker.reader_check import area
@@ -52,6 +60,9 @@ def families() -> list[Family]:
     development = behavior_cases("development")
     development_absent = [*queries(development, negative=True)]
     development_absent += queries(near_miss_cases(), negative=True) + queries(matched_absence_cases(), negative=True)
+    newcomer = queries(metrics.load_cases(NEWCOMER), negative=False)
+    newcomer_absent = queries(metrics.load_cases(NEWCOMER_MATCHED), negative=True)
+    moved = {json.loads(line)["query"] for line in TRANSPLANTED_HELD_OUT.read_text().splitlines()}  # partial too
     return [
         Family(
             "training packages",
@@ -60,12 +71,13 @@ def families() -> list[Family]:
             queries(development, negative=False),
             development_absent,
         ),
+        Family("development part", "development", "transplanted", newcomer, newcomer_absent),
         Family(
-            "development part",
-            "development",
-            "transplanted",
-            queries(metrics.load_cases(NEWCOMER), negative=False),
-            queries(metrics.load_cases(NEWCOMER_MATCHED), negative=True),
+            "held-out part",
+            "held-out",
+            "transplanted-held-out",
+            [q for q in (*queries(development, negative=False), *newcomer) if q not in moved],
+            [*development_absent, *newcomer_absent],
         ),
     ]
 

@@ -16,12 +16,14 @@ from bench.quality.sets import (
     MATCHED_ABSENCES,
     PARTS,
     TRANSPLANTED,
+    TRANSPLANTED_HELD_OUT,
     behavior_cases,
     corpus_file,
     matched_absence_cases,
     near_miss_cases,
     transplanted_cases,
 )
+from bench.ranker.collect import NEWCOMER
 from bench.tests.spans import check_gold_spans
 from bench.tests.transplanted import check_against_code, check_records
 from tests.support.prerequisites import require
@@ -117,3 +119,28 @@ def test_transplanted_questions_hold_against_their_targets_code(corpus):
         require("corpus not prepared: python -m bench prepare --quality")
     records = [r for r in TRANSPLANTED_RECORDS if r["corpus"] == corpus]
     check_against_code(corpora.CORPORA[corpus].root, records, [c for c in transplanted_cases() if c.corpus == corpus])
+
+
+HELD_OUT_RECORDS = [json.loads(line) for line in TRANSPLANTED_HELD_OUT.read_text().splitlines()]
+
+
+def test_held_out_transplanted_questions_are_asked_word_for_word_of_the_held_out_projects_only():
+    def answerable_of(asked_from: str) -> set[str]:
+        if asked_from.startswith("train/"):
+            path = NEWCOMER / f"{asked_from.removeprefix('train/')}.jsonl"
+        else:
+            assert asked_from in DEVELOPMENT, asked_from  # a held-out project's own questions are never moved
+            path = corpus_file(asked_from)
+        return {case.query for case in load_cases(path) if not case.negative}
+
+    check_records(HELD_OUT_RECORDS, answerable_of)
+    assert {r["corpus"] for r in HELD_OUT_RECORDS} == set(HELD_OUT)
+
+
+@pytest.mark.parametrize("corpus", HELD_OUT)
+def test_held_out_transplanted_questions_hold_against_their_targets_code(corpus):
+    if not corpora.is_prepared(corpora.CORPORA[corpus]):
+        require("corpus not prepared: python -m bench prepare --quality")
+    records = [r for r in HELD_OUT_RECORDS if r["corpus"] == corpus]
+    cases = [c for c in transplanted_cases(TRANSPLANTED_HELD_OUT) if c.corpus == corpus]
+    check_against_code(corpora.CORPORA[corpus].root, records, cases)
