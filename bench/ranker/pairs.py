@@ -8,8 +8,8 @@ shipped ranker's order, the `TOP` best candidates of each question as `snippet_t
 snippet), labeled by the gold spans, plus up to two answers ranked below them (a reader learns what an answer
 looks like from those too). One `pairs-<set>.jsonl` per set in `bench/out/ranker/`:
 
-    .venv/bin/python -m bench.ranker.pairs --set development --set near-misses --set matched --set newcomer \
-        --set newcomer-matched --set crossed
+    .venv/bin/python -m bench.ranker.pairs --set development --set near-misses --set matched --set transplanted \
+        --set newcomer --set newcomer-matched --set newcomer-transplanted --set crossed
 
 `crossed` is a seeded sample of `CROSSED_SAMPLE` questions (every development question asked of every other
 development project would be tens of thousands).
@@ -38,7 +38,16 @@ TOP = 8
 BELOW = 2
 """Answers ranked below `TOP` that are kept as well (for training; a reader scores the `TOP` alone)."""
 CROSSED_SAMPLE = 1200
-SETS = ("development", "near-misses", "matched", "newcomer", "newcomer-matched", "crossed")
+SETS = (
+    "development",
+    "near-misses",
+    "matched",
+    "transplanted",
+    "newcomer",
+    "newcomer-matched",
+    "newcomer-transplanted",
+    "crossed",
+)
 
 
 def pairs_path(name: str) -> Path:

@@ -6,7 +6,8 @@ the shipped recipe's penalties and positives' share), without more inputs, with 
 candidates, with a control that reads no code at all (the number of the question's content words, `question_words`),
 and with both; each left-out project's questions are scored by each. Printed: the area under the curve of the
 answerable questions' probability against each kind of negative's (the written negatives, the near misses, the
-crossed questions and, once collected, the matched absences; a kind without questions prints nan), and the shares
+crossed questions and, once collected, the matched absences and the transplanted questions found absent; a kind
+without questions prints nan), and the shares
 answered with nothing at 0.5. Every side sees the same questions, those the reader scored (so the crossed ones are
 its sample, and the side without more inputs is not `fit`'s figure, which fits on every crossed question); an
 answerable question whose shortlist misses its answer is fitted on as the fit does (a negative) and counted in
@@ -30,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from bench.quality.sets import transplanted_cases
 from bench.ranker import fit as F
 from bench.ranker.collect import Rows, rows_path
 from bench.ranker.pairs import pairs_path
@@ -37,9 +39,10 @@ from smartsearch_ls.index.terms import QUERY_STOP_WORDS
 from smartsearch_ls.judge.local.ranker import QUESTION_NAMES, WEIGHTS, question_features
 
 Key = tuple[str, str, str]
-KINDS = ("answerable", "written", "near misses", "crossed", "matched")
-SETS = {"near-misses": "near misses", "crossed": "crossed", "matched": "matched"}
-"""Each `collect` set of negatives other than the development part's own, by the kind it is counted as."""
+KINDS = ("answerable", "written", "near misses", "crossed", "matched", "transplanted")
+SETS = {"near-misses": "near misses", "crossed": "crossed", "matched": "matched", "transplanted": "transplanted"}
+"""Each `collect` set of negatives other than the development part's own, by the kind it is counted as (of the
+transplanted questions, those found absent: `bench.quality.sets.transplanted_cases`)."""
 
 
 def readings(path: Path) -> dict[Key, list[float]]:
@@ -115,8 +118,11 @@ def check(sides: dict[str, list[int]], columns: Sequence[dict[Key, float]]) -> d
     development = F.Questions(Rows.load(rows_path("development")))
     crossed = F.Questions(Rows.load(rows_path("crossed")))
     near = F.Questions(Rows.load(rows_path("near-misses")))
-    matched_path = rows_path("matched")
-    matched = F.Questions(Rows.load(matched_path)) if matched_path.exists() else None
+    absences = {
+        name: F.Questions(Rows.load(rows_path(name)))
+        for name in ("matched", "transplanted")
+        if rows_path(name).exists()
+    }
     projects = list(dict.fromkeys(c.corpus for c in development.rows.cases))
     held_signs = [QUESTION_NAMES.index(name) for name in F.QUESTION_WORD_EVIDENCE]
     scores: dict[str, dict[str, list]] = {side: {kind: [] for kind in KINDS} for side in sides}
@@ -144,9 +150,10 @@ def check(sides: dict[str, list[int]], columns: Sequence[dict[Key, float]]) -> d
             "near misses": Side("near-misses", near_read, near_read.of([held]), columns),
             "crossed": Side("crossed", looked.crossed, looked.crossed.of([held]), columns),
         }
-        if matched is not None:
-            matched_read = matched.read_by(looked.first)
-            kinds["matched"] = Side("matched", matched_read, matched_read.of([held]), columns)
+        for name, questions in absences.items():
+            read_by = questions.read_by(looked.first)
+            chosen = [q for q in read_by.of([held]) if read_by.rows.cases[q].negative]
+            kinds[SETS[name]] = Side(name, read_by, chosen, columns)
         for kind, side in kinds.items():
             if not side.chosen:
                 continue
@@ -156,14 +163,22 @@ def check(sides: dict[str, list[int]], columns: Sequence[dict[Key, float]]) -> d
     return scores
 
 
-def alone(read: dict[Key, float], answered: set[tuple[str, str]], absent: set[tuple[str, str]]) -> list[float]:
-    """A verdict's own areas against written negatives, near misses, crossed questions and matched absences (nan for
-    a kind it scored none of); `answered` and `absent`
-    are the development questions (corpus, words) whose shortlist holds an answer, and those that have none."""
+def alone(
+    read: dict[Key, float],
+    answered: set[tuple[str, str]],
+    absent: set[tuple[str, str]],
+    present_elsewhere: set[tuple[str, str]] = frozenset(),  # type: ignore[assignment]
+) -> list[float]:
+    """A verdict's own areas against written negatives, near misses, crossed questions, matched absences and
+    transplanted ones (nan for a kind it scored none of); `answered` and `absent` are the development questions
+    (corpus, words) whose shortlist holds an answer, and those that have none; `present_elsewhere` the transplanted
+    questions found present where they were asked (counted in no kind)."""
     by_kind: dict[str, list[float]] = {kind: [] for kind in KINDS}
     for (name, corpus, query), value in read.items():
         if name == "development":
             kind = "answerable" if (corpus, query) in answered else "written" if (corpus, query) in absent else None
+        elif name == "transplanted" and (corpus, query) in present_elsewhere:
+            kind = None
         else:
             kind = SETS.get(name)
         if kind is not None:
@@ -173,9 +188,10 @@ def alone(read: dict[Key, float], answered: set[tuple[str, str]], absent: set[tu
 
 def report(scores: dict[str, dict[str, list]]) -> str:
     lines = [
-        "| question model | AUC vs written negatives | vs near misses | vs crossed | vs matched | answerable empty"
-        " | written empty | near misses empty | crossed empty | matched empty |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| question model | "
+        + " | ".join([*(f"AUC vs {kind}" for kind in KINDS[1:]), *(f"{kind} empty" for kind in KINDS)])
+        + " |",
+        "| --- |" + " ---: |" * (2 * len(KINDS) - 1),
     ]
     for side, by_kind in scores.items():
         answerable = by_kind["answerable"]
@@ -201,12 +217,12 @@ def main() -> None:
         )
     answered = {(q["corpus"], q["query"]) for q in development if q["answered"]}
     absent = {(q["corpus"], q["query"]) for q in development if not q["has_gold"]}
-    print(
-        "| alone | AUC vs written negatives | vs near misses | vs crossed | vs matched |\n"
-        "| --- | ---: | ---: | ---: | ---: |"
-    )
+    present_elsewhere = {(case.corpus, case.query) for case in transplanted_cases() if case.gold}
+    print("| alone | " + " | ".join(f"AUC vs {kind}" for kind in KINDS[1:]) + " |")
+    print("| --- |" + " ---: |" * (len(KINDS) - 1))
     for name in VERDICTS:
-        print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in alone(verdicts(read, name), answered, absent)) + " |")
+        areas = alone(verdicts(read, name), answered, absent, present_elsewhere)
+        print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in areas) + " |")
     best, words = verdicts(read, READER), verdicts(read, WORDS)
     mean = verdicts(read, MEAN)
     keys = sorted(mean)

@@ -73,16 +73,41 @@ def test_taught_the_matched_absences_a_reader_sees_no_absent_behavior_written_sh
     }
 
 
+def test_taught_the_transplanted_questions_a_reader_sees_no_absent_behavior_anybody_wrote():
+    sets = _sets()
+    sets["development"].append({**_record("other", "written absent of other", [0, 0]), "has_gold": False})
+    sets["newcomer"].append(
+        {**_record("train-source/x", "written newcomer absent", [0, 0], "newcomer"), "has_gold": False}
+    )
+    sets["matched"] = [_record("other", "long absent of other", [0, 0], "matched")]
+    sets["transplanted"] = [
+        _record("other", "asked of held", [0, 0], "transplanted"),  # the held project's question, moved
+        _record("third", "asked of other", [0, 1], "transplanted"),
+        _record("held", "asked of other", [0, 0], "transplanted"),  # moved into the held project
+    ]
+    sets["newcomer-transplanted"] = [_record("train-source/y", "newcomer", [0, 0], "newcomer-transplanted")]
+    taught = training_pairs(sets, {"held"}, "transplanted")
+    assert {text.split(" [SEP]")[0] for text, _ in taught} == {"asked of other", "newcomer"}
+    assert sum(text.startswith("asked of other") for text, _ in taught) == 2 + 2 + 2  # its own, third's crossed, moved
+    assert sum(text.startswith("newcomer") for text, _ in taught) == 2 + 2  # answerable there, absent in y
+    assert not {"asked of held elsewhere", "near of held"} & {text.split(" [SEP]")[0] for text, _ in taught}
+
+
 def test_a_fold_scores_its_own_questions_and_crossed_ones_whose_two_projects_it_holds():
     sets = _sets()
     sets["development"].append(_record("held too", "asked of held elsewhere", [1]))
     sets["matched"] = [_record("held", "long absent of held", [0], "matched"), _record("other", "long", [0], "matched")]
+    sets["transplanted"] = [
+        _record("held", "asked of held elsewhere", [0], "transplanted"),
+        _record("held", "asked of other", [0], "transplanted"),  # its words were taught by the other fold
+    ]
     scored = [(r["set"], r["corpus"], r["query"]) for r in held_records(sets, {"held", "held too"})]
     assert scored == [
         ("development", "held", "asked of held"),
         ("development", "held too", "asked of held elsewhere"),
         ("near-misses", "held", "near of held"),
         ("matched", "held", "long absent of held"),
+        ("transplanted", "held", "asked of held elsewhere"),
         ("crossed", "held", "asked of held elsewhere"),
     ]
 
@@ -110,7 +135,10 @@ def test_each_kind_is_scored_against_the_answerable_questions_and_ties_count_hal
         ("near-misses", "a", "near"): 1.0,
         ("crossed", "b", "present"): 3.0,
         ("matched", "a", "absent, written as long"): 1.5,
+        ("transplanted", "a", "found absent here"): 1.0,
+        ("transplanted", "a", "found present here"): 9.0,
     }
     answered = {("a", "present"), ("a", "also present")}
-    assert alone(read, answered, {("a", "absent")}) == [1.0, 0.75, 0.0, 0.5]
+    areas = alone(read, answered, {("a", "absent")}, {("a", "found present here")})
+    assert areas == [1.0, 0.75, 0.0, 0.5, 0.75]
     assert area(np.array([0.0]), np.array([1.0])) == 0.0

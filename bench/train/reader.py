@@ -5,10 +5,11 @@ what a summary teaches is not what a newcomer's question about an absent behavio
 those questions themselves: the development part's (answerable ones and written absent behaviors), its near misses,
 a sample of its questions asked of other projects, and the newcomer questions of the training packages, each with
 the shipped ranker's best candidates (`bench.ranker.pairs`); with `--absent matched` or `matched-newcomer`, of the
-absent behaviors only those written as long as the answerable questions (`ABSENT`). Run with the training venv:
+absent behaviors only those written as long as the answerable questions, with `--absent transplanted` only questions
+found absent in another project (`ABSENT`). Run with the training venv:
 
     /work/train-venv/bin/python -m bench.train.reader --out DIR [--start MODEL_DIR] [--folds 2] [--epochs 2] [--seed 0]
-        [--absent written|matched|matched-newcomer]
+        [--absent written|matched|matched-newcomer|transplanted]
 
 The development projects are cut into `--folds` seeded folds; for each, a model is trained on the questions that
 touch no project of the fold (a question asked of another project touches both) plus all the newcomer questions, and
@@ -79,18 +80,25 @@ def origins(development: Iterable[Record]) -> dict[str, str]:
     return {record["query"]: record["corpus"] for record in development}
 
 
+MOVED = ("crossed", "transplanted")
+"""The sets whose questions are a development project's asked of another (`origins` says whose)."""
+
+
 def touches(record: Record, held: set[str], origin: dict[str, str]) -> bool:
     """Whether a question is asked of a `held` project or, asked of another, comes from one."""
-    return record["corpus"] in held or (record["set"] == "crossed" and origin.get(record["query"]) in held)
+    return record["corpus"] in held or (record["set"] in MOVED and origin.get(record["query"]) in held)
 
 
-ABSENT = ("written", "matched", "matched-newcomer")
+ABSENT = ("written", "matched", "matched-newcomer", "transplanted")
 """Which absent behaviors a reader is taught. `written`: the development part's written negatives, its near misses,
 the newcomer questions' absent behaviors and the written negatives in the crossed sample, all written shorter than
 the answerable questions; `matched`: only the absences written to the answerable questions' length and form
 (`bench/quality/matched_absences.jsonl`, 204), so that length cannot be what it learns; `matched-newcomer`: those
-and the newcomer packages' own (`bench/train/newcomer_matched.jsonl`, all the file holds), written the same way.
-All are taught the answerable questions and the crossed sample's answerable questions asked of other projects."""
+and the newcomer packages' own (`bench/train/newcomer_matched.jsonl`, all the file holds), written the same way;
+`transplanted`: no absent behavior anybody wrote, only answerable questions asked of another project of their kind and
+found absent there by reading it (`bench.quality.sets.transplanted_cases`: the development part's and the newcomer
+packages'), with those found present, so that how a question is worded cannot tell its label. All are taught the
+answerable questions and the crossed sample's answerable questions asked of other projects."""
 
 
 def training_pairs(sets: dict[str, list[Record]], held: set[str], absent: str = "written") -> list[Pair]:
@@ -102,13 +110,16 @@ def training_pairs(sets: dict[str, list[Record]], held: set[str], absent: str = 
     taught = [p for r in sets["newcomer"] if short or has_gold(r) for p in pairs(r)]
     if absent == "matched-newcomer":
         taught += [p for r in sets["newcomer-matched"] for p in pairs(r)]
+    if absent == "transplanted":
+        taught += [p for r in sets["newcomer-transplanted"] for p in pairs(r)]
+    absences = {"written": "near-misses", "transplanted": "transplanted"}.get(absent, "matched")
     for name, negatives in (
         ("development", NEGATIVES),
-        ("near-misses" if short else "matched", NEGATIVES),
+        (absences, NEGATIVES),
         ("crossed", CROSSED_NEGATIVES),
     ):
         records = [r for r in sets[name] if not touches(r, held, origin)]
-        if not short and name != "matched":  # no written negative, asked of its own project or of another
+        if not short and name in ("development", "crossed"):  # no written negative, of its project or of another
             records = [r for r in records if r["query"] not in written_absent]
         taught += [p for r in records for p in pairs(r, negatives)]
     return taught
@@ -123,9 +134,9 @@ def held_records(sets: dict[str, list[Record]], held: set[str]) -> Iterable[Reco
     """The questions a model that never saw `held` may score: asked of a held project, and a crossed one also coming
     from one (its words were not taught, and neither was the code)."""
     origin = origins(sets["development"])
-    for name in ("development", "near-misses", "matched", "crossed"):
+    for name in ("development", "near-misses", "matched", "transplanted", "crossed"):
         for record in sets.get(name, ()):
-            if record["corpus"] in held and (name != "crossed" or origin.get(record["query"]) in held):
+            if record["corpus"] in held and (name not in MOVED or origin.get(record["query"]) in held):
                 yield record
 
 
@@ -191,11 +202,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = args.start or biencoder.base_model_dir()
     sets = {name: load(name) for name in ("development", "near-misses", "newcomer", "crossed")}
     sets["matched"] = load("matched", missing_ok=True)  # collected since the first runs
-    sets["newcomer-matched"] = load("newcomer-matched", missing_ok=True)
-    if args.absent != "written" and not sets["matched"]:
-        parser.error(f"--absent {args.absent} needs `bench.ranker.pairs --set matched` first")
-    if args.absent == "matched-newcomer" and not sets["newcomer-matched"]:
-        parser.error("--absent matched-newcomer needs `bench.ranker.pairs --set newcomer-matched` first")
+    for name in ("newcomer-matched", "transplanted", "newcomer-transplanted"):
+        sets[name] = load(name, missing_ok=True)
+    needed = {
+        "matched": ["matched"],
+        "matched-newcomer": ["matched", "newcomer-matched"],
+        "transplanted": ["transplanted", "newcomer-transplanted"],
+    }
+    for name in needed.get(args.absent, []):
+        if not sets[name]:
+            parser.error(f"--absent {args.absent} needs `bench.ranker.pairs --set {name}` first")
     args.out.mkdir(parents=True, exist_ok=True)
     with (args.out / "scores.jsonl").open("w") as out:
         for k, held in enumerate(folds({r["corpus"] for r in sets["development"]}, args.folds, args.seed)):
