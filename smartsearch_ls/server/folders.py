@@ -81,6 +81,13 @@ class Folder:
     folder may be in both indexes or in neither, so a search waits for it as for `ready`."""
     relists: int = 0
     """Re-listings pending (nesting can change again before the first ends)."""
+    nesting: int = 0
+    """Counts the changes of the folders nested in this one; `listed_nesting` is the count its last listing saw, so
+    a re-listing that a listing already covered (a build that had not listed yet) is skipped."""
+    listed_nesting: int = -1
+    relist_error: str | None = None
+    """Why the last re-listing failed: the nested folder's files may be in both indexes or neither until one
+    succeeds, and searches say so."""
     job: asyncio.Lock = field(default_factory=asyncio.Lock)
     error: str | None = None
     buffers: dict[str, str] = field(default_factory=dict)
@@ -159,18 +166,21 @@ class Folders:
             )
             if nested != folder.index.nested:
                 folder.index.nested = nested
+                folder.nesting += 1
                 if root != added:
                     folder.relists += 1
                     folder.listed.clear()
-                    spawn(self._relist(folder))
+                    # Counted down when the task ends, however: a task cancelled before it starts runs no `finally`.
+                    spawn(self._relist(folder)).add_done_callback(lambda _, folder=folder: self._relisted(folder))
+
+    @staticmethod
+    def _relisted(folder: Folder) -> None:
+        folder.relists -= 1
+        if not folder.relists:
+            folder.listed.set()
 
     async def _relist(self, folder: Folder) -> None:
-        try:
-            stats = await self._refresh_for_nesting(folder)
-        finally:
-            folder.relists -= 1
-            if not folder.relists:
-                folder.listed.set()
+        stats = await self._refresh_for_nesting(folder)
         if stats is None:
             return
         root = folder.index.root
@@ -180,16 +190,25 @@ class Folders:
             self.embed_in_background(folder)
 
     async def _refresh_for_nesting(self, folder: Folder) -> RefreshStats | None:
+        """Re-list the folder unless a listing since the last nesting change already did (None then, or when it is
+        stopped or fails)."""
         await folder.ready.wait()  # a build under way may have listed before the nesting changed: catch it up
         root = folder.index.root
-        if self.folders.get(root) is not folder:
-            return None  # removed (or replaced) while waiting
-        try:
-            async with folder.job:
-                return await asyncio.to_thread(folder.index.refresh)
-        except Exception as error:  # as a flush's: the folder keeps its index, and says why in the log
-            log.warning("re-listing %s for nested folders failed: %s", root, error)
-            return None
+        async with folder.job:
+            if self.folders.get(root) is not folder or folder.listed_nesting == folder.nesting:
+                return None  # removed or replaced meanwhile, or its build (or a re-listing) listed after the change
+            folder.listed_nesting = folder.nesting
+            try:
+                stats = await asyncio.to_thread(folder.index.refresh)
+            except BuildStopped:
+                log.info("re-listing %s for nested folders stopped", root)
+                return None
+            except Exception as error:  # as a flush's: the folder keeps its index, and says why
+                folder.relist_error = str(error) or type(error).__name__
+                log.warning("re-listing %s for nested folders failed: %s", root, folder.relist_error)
+                return None
+        folder.relist_error = None
+        return stats
 
     def under(self, directory: Path) -> list[Folder]:
         """The folders whose root lies strictly inside `directory` (nested workspace folders)."""
@@ -219,6 +238,7 @@ class Folders:
             async with folder.job:
                 started = time.monotonic()
                 warm = await asyncio.to_thread(index.load_persisted)
+                folder.listed_nesting = folder.nesting
                 folder.stats = await asyncio.to_thread(index.refresh, progress)
                 log.info(
                     "index ready for %s: %d files, %d read, %d removed, %d snippets (%s start, %.2f s)",
@@ -242,7 +262,7 @@ class Folders:
                 await asyncio.to_thread(release_free_memory)
                 if self.semantic:
                     folder.dense = await asyncio.to_thread(DenseIndex.for_root, index)
-                folder.error = None
+                folder.error = folder.relist_error = None
         except asyncio.CancelledError:
             # The loop is ending (`exit`, or the client closed the stream): it waits for its threads before the
             # process can end, and the build's thread would run on to the end of a cold build.

@@ -32,6 +32,7 @@ from smartsearch_ls.search.result import Match, PartialMatches, SearchResult, su
 from smartsearch_ls.search.routing import route
 from smartsearch_ls.server.app import QUERY_METHOD, SmartSearchServer
 from smartsearch_ls.server.features.lifecycle import _plain
+from smartsearch_ls.server.folders import Folder
 from smartsearch_ls.server.lsp_json import matches_dicts, result_dict
 from smartsearch_ls.server.progress import Progress
 
@@ -78,14 +79,30 @@ async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> tu
                 f"{folder.index.root} is still being indexed; this result covers only the files indexed so far. "
                 "Search again when indexing ends."
             )
-        elif not folder.listed.is_set():
-            warnings.append(
-                f"{folder.index.root} is being re-listed for a nested workspace folder added or removed; this result "
-                "may miss that folder's files or show them twice. Search again when it ends."
-            )
-        elif folder.error:
+            continue
+        warnings += relisting_warnings(folder)
+        if folder.error:
             warnings.append(f"{folder.index.root} could not be indexed: {folder.error}")
-    return warnings, all(folder.ready.is_set() and folder.listed.is_set() for folder in folders)
+    return warnings, all(folder.ready.is_set() and settled(folder) for folder in folders)
+
+
+def settled(folder: Folder) -> bool:
+    """Whether the folder holds exactly its own files: no re-listing for a nested folder pending or failed."""
+    return folder.listed.is_set() and folder.relist_error is None
+
+
+def relisting_warnings(folder: Folder) -> list[str]:
+    if not folder.listed.is_set():
+        return [
+            f"{folder.index.root} is being re-listed for a nested workspace folder added or removed; this result "
+            "may miss that folder's files or show them twice. Search again when it ends."
+        ]
+    if folder.relist_error is not None:
+        return [
+            f"{folder.index.root} could not be re-listed for a nested workspace folder added or removed "
+            f"({folder.relist_error}); this result may miss that folder's files or show them twice."
+        ]
+    return []
 
 
 async def judge_for(server: SmartSearchServer) -> JudgeConfig:
@@ -104,8 +121,12 @@ async def run_search(
     """Search with progress and errors mapped to LSP; returns the result and whether all indexes were ready."""
     scopes = scopes_for(server, params)
     warnings, ready = await wait_for_indexes(server, scopes)
-    broken = any(f.error is not None for s in scopes if (f := server.folders.folders.get(s.index.root)) is not None)
+    searched = [f for s in scopes if (f := server.folders.folders.get(s.index.root)) is not None]
+    broken = any(f.error is not None for f in searched)
     await server.folders.flush_all()
+    if ready and not all(settled(f) for f in searched):  # a nested folder came or went during the flush
+        ready = False
+        warnings += [w for f in searched for w in relisting_warnings(f)]
     routed = mode or route(params.query)
     settings = server.settings
     request = SearchRequest.of(
