@@ -11,12 +11,12 @@ Each set is scored by the shipped judge (a question's verdict is its best candid
 reads it; an answerable question counts only if its shortlist holds an answer, as in `newcomer_check`) and by the
 wording control, taught on questions of the other family (the development part's for the training packages' set,
 the training packages' for the development part's, both but the moved ones for the held-out part's, whose questions
-come from both), so it never saw a scored question. The held-out part's set is read once per shipped judge, never to
-choose:
+come from both), so it never saw a scored question. The held-out part's set is read only with `--held-out`, once per
+shipped judge, never to choose (last read 2026-12-06 18:57 UTC, the shipped judge of that day):
 
     .venv/bin/python -m bench.ranker.collect --set development --set matched --set near-misses --set transplanted \\
         --set newcomer --set newcomer-matched --set newcomer-transplanted --set held-out --set transplanted-held-out
-    .venv/bin/python -m bench.ranker.transplant_check
+    .venv/bin/python -m bench.ranker.transplant_check [--held-out]
 """
 
 from __future__ import annotations
@@ -98,22 +98,24 @@ def verdicts(ranker: Ranker, name: str, corpora: set[str] | None = None) -> tupl
     return answerable, absent
 
 
-def row(verdict: str, own: Sequence[float], present: Sequence[float], absent: Sequence[float]) -> str:
-    """Areas for any verdict; for the judge's, which its threshold answers with nothing, absent and answerable."""
+def row(verdict: str, own: Sequence[float], present: Sequence[float], absent: Sequence[float], *, cut: bool) -> str:
+    """Areas for any verdict; with `cut` (the judge's, whose threshold answers with nothing) the shares it leaves
+    empty, of the absent questions and of the answerable ones."""
     cells = [f"{area(own, absent):.3f}", f"{area(present, absent):.3f}"]
-    if verdict == "shipped judge":
-        cells += [f"{np.mean([p < THRESHOLD for p in kind]):.3f}" for kind in (absent, own)]
-    else:
-        cells += ["-", "-"]
+    cells += [f"{np.mean([p < THRESHOLD for p in kind]):.3f}" for kind in (absent, own)] if cut else ["-", "-"]
     return f"| {verdict} | " + " | ".join(cells) + " |"
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--held-out", action="store_true", help="also read the frozen held-out part's set")
+    args = parser.parse_args()
     ranker = shipped_ranker()
     print("| verdict | area: own answerable vs absent | area: present vs absent | absent empty | own empty |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for family in families():
+        if family.own == "held-out" and not args.held_out:
+            continue
         present, absent = verdicts(ranker, family.transplanted)
         targets = {case.corpus for case in Rows.load(rows_path(family.transplanted)).cases}
         own, _ = verdicts(ranker, family.own, targets)
@@ -124,9 +126,9 @@ def main() -> None:
             f"| **{family.name}**: {len(targets)} targets, {len(own)} own answerable, {len(present)} transplanted "
             f"present, {len(absent)} absent | | | | |"
         )
-        print(row("shipped judge", list(own.values()), list(present.values()), list(absent.values())))
+        print(row("shipped judge", list(own.values()), list(present.values()), list(absent.values()), cut=True))
         wording = [control.scores([query for _, query in kind]).tolist() for kind in (own, present, absent)]
-        print(row("wording control", *wording))
+        print(row("wording control", *wording, cut=False))
 
 
 if __name__ == "__main__":

@@ -88,9 +88,15 @@ def test_taught_the_transplanted_questions_a_reader_sees_no_absent_behavior_anyb
     sets["newcomer-transplanted"] = [_record("train-source/y", "newcomer", [0, 0], "newcomer-transplanted")]
     taught = training_pairs(sets, {"held"}, "transplanted")
     assert {text.split(" [SEP]")[0] for text, _ in taught} == {"asked of other", "newcomer"}
-    assert sum(text.startswith("asked of other") for text, _ in taught) == 2 + 2 + 2  # its own, third's crossed, moved
+    # its own, and moved to third (labeled there by reading, so not taught again as third's crossed one)
+    assert sum(text.startswith("asked of other") for text, _ in taught) == 2 + 2
     assert sum(text.startswith("newcomer") for text, _ in taught) == 2 + 2  # answerable there, absent in y
     assert not {"asked of held elsewhere", "near of held"} & {text.split(" [SEP]")[0] for text, _ in taught}
+    # A crossed question that was labeled by reading its target is taught by its label alone.
+    sets["crossed"].append(_record("fourth", "asked of fifth", [0, 0, 0, 0], "crossed"))
+    sets["transplanted"].append(_record("fourth", "asked of fifth", [1, 0], "transplanted"))
+    relabeled = [label for text, label in training_pairs(sets, {"held"}, "transplanted") if "asked of fifth" in text]
+    assert sorted(relabeled) == [0.0, 1.0]
 
 
 def test_a_fold_scores_its_own_questions_and_crossed_ones_whose_two_projects_it_holds():

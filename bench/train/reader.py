@@ -113,12 +113,15 @@ def training_pairs(sets: dict[str, list[Record]], held: set[str], absent: str = 
     if absent == "transplanted":
         taught += [p for r in sets["newcomer-transplanted"] for p in pairs(r)]
     absences = {"written": "near-misses", "transplanted": "transplanted"}.get(absent, "matched")
+    labeled = {(r["corpus"], r["query"]) for r in sets.get("transplanted", ())}
     for name, negatives in (
         ("development", NEGATIVES),
         (absences, NEGATIVES),
         ("crossed", CROSSED_NEGATIVES),
     ):
         records = [r for r in sets[name] if not touches(r, held, origin)]
+        if name == "crossed" and absent == "transplanted":  # labeled by reading: not taught as absent blindly too
+            records = [r for r in records if (r["corpus"], r["query"]) not in labeled]
         if not short and name in ("development", "crossed"):  # no written negative, of its project or of another
             records = [r for r in records if r["query"] not in written_absent]
         taught += [p for r in records for p in pairs(r, negatives)]
