@@ -7,12 +7,12 @@ kind and label them by reading the target's code, so the absent and the present 
 someone describing code they had read. On them a verdict that wins by wording falls to chance, and one that reads the
 code keeps its lead.
 
-Each set is scored by the shipped judge (a question's verdict is its best candidate's relevance, as the engine's cut
-reads it; an answerable question counts only if its shortlist holds an answer, as in `newcomer_check`) and by the
+Each set is scored by the shipped judge (`newcomer_check.best_relevance`: a question's verdict is its best candidate's
+relevance, as the engine's cut reads it; an answerable question counts only if its shortlist holds an answer) and by the
 wording control, taught on questions of the other family (the development part's for the training packages' set,
 the training packages' for the development part's, both but the moved ones for the held-out part's, whose questions
 come from both), so it never saw a scored question. The held-out part's set is read only with `--held-out`, once per
-shipped judge, never to choose (last read 2026-12-06 18:57 UTC, the shipped judge of that day):
+shipped judge, never to choose (bench/ranker/README.md records each read):
 
     .venv/bin/python -m bench.ranker.collect --set development --set matched --set near-misses --set transplanted \\
         --set newcomer --set newcomer-matched --set newcomer-transplanted --set held-out --set transplanted-held-out
@@ -36,13 +36,11 @@ from bench.quality.sets import (
     near_miss_cases,
 )
 from bench.ranker.collect import NEWCOMER, NEWCOMER_MATCHED, Rows, rows_path
-from bench.ranker.fit import THRESHOLD, Questions
+from bench.ranker.fit import THRESHOLD
+from bench.ranker.newcomer_check import best_relevance
 from bench.ranker.reader_check import area
 from bench.ranker.wording_check import WordingModel, queries
-from smartsearch_ls.judge.local.ranker import Ranker, shipped_ranker
-
-Verdicts = dict[tuple[str, str], float]
-"""The question's best relevance under the shipped ranker, by (corpus, query)."""
+from smartsearch_ls.judge.local.ranker import shipped_ranker
 
 
 @dataclass(frozen=True)
@@ -82,22 +80,6 @@ def families() -> list[Family]:
     ]
 
 
-def verdicts(ranker: Ranker, name: str, corpora: set[str] | None = None) -> tuple[Verdicts, Verdicts]:
-    """(answerable questions whose shortlist holds an answer, absent ones) of a collected set, by query text."""
-    questions = Questions(Rows.load(rows_path(name)))
-    answerable: Verdicts = {}
-    absent: Verdicts = {}
-    for q, case in enumerate(questions.rows.cases):
-        group = questions.groups[q]
-        if not len(group) or (corpora is not None and case.corpus not in corpora):
-            continue
-        if not case.negative and not questions.answered(q):
-            continue
-        best = float(ranker.relevance(ranker.as_read(questions.rows.features[group])).max())
-        (absent if case.negative else answerable)[case.corpus, case.query] = best
-    return answerable, absent
-
-
 def row(verdict: str, own: Sequence[float], present: Sequence[float], absent: Sequence[float], *, cut: bool) -> str:
     """Areas for any verdict; with `cut` (the judge's, whose threshold answers with nothing) the shares it leaves
     empty, of the absent questions and of the answerable ones."""
@@ -116,9 +98,9 @@ def main() -> None:
     for family in families():
         if family.own == "held-out" and not args.held_out:
             continue
-        present, absent = verdicts(ranker, family.transplanted)
+        present, absent = best_relevance(ranker, family.transplanted)
         targets = {case.corpus for case in Rows.load(rows_path(family.transplanted)).cases}
-        own, _ = verdicts(ranker, family.own, targets)
+        own, _ = best_relevance(ranker, family.own, targets)
         scored = {query for _, query in (*own, *present, *absent)}
         assert not scored & {*family.taught_answerable, *family.taught_absent}, "a scored question was taught"
         control = WordingModel(family.taught_answerable, family.taught_absent)
