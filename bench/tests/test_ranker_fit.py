@@ -5,6 +5,7 @@ model never trained on."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -26,7 +27,7 @@ from bench.ranker.fit import (
     question_data,
     scored,
 )
-from bench.train import biencoder
+from bench.train import biencoder, pins
 from smartsearch_ls.judge.local.features import NAMES
 
 
@@ -61,6 +62,7 @@ def test_the_summaries_check_holds_only_the_bi_encoder_s_validation_packages(tmp
     queries.write_text("".join(json.dumps(row) + "\n" for row in rows))
     monkeypatch.setattr(biencoder, "QUERIES_FILE", queries)
     monkeypatch.setattr(collect, "TRAIN_QUERIES", queries)
+    monkeypatch.setattr(pins, "PINS", [SimpleNamespace(name=name) for name in ("alpha", "beta", "gamma")])
     validation = {f"train/{name}" for name in biencoder.training_queries(biencoder.SEED)[2]}
     cases = collect.summaries()
     assert validation and {case.corpus for case in cases} == validation

@@ -3,7 +3,9 @@ never include the answer, a resumed run replays the same order and negatives, an
 
 from itertools import pairwise
 
-from bench.train import biencoder
+import pytest
+
+from bench.train import biencoder, pins
 
 
 def test_validation_packages_are_whole_packages_one_per_language_and_reach_the_fraction():
@@ -14,6 +16,14 @@ def test_validation_packages_are_whole_packages_one_per_language_and_reach_the_f
     assert len({packages[name][0] for name in chosen}) == len(chosen)
     assert chosen == biencoder.validation_packages(packages, 0.05, seed=0)
     assert chosen != biencoder.validation_packages(packages, 0.05, seed=1)
+
+
+def test_validation_packages_are_not_drawn_from_a_corpus_built_in_part():
+    counts = {pin.name: ("python", 10) for pin in pins.PINS}
+    assert biencoder.whole(counts) == counts
+    del counts[pins.PINS[0].name]
+    with pytest.raises(SystemExit, match=r"bench\.train corpus"):
+        biencoder.whole(counts)
 
 
 def test_hard_negatives_skip_the_gold_what_overlaps_it_and_copies_of_its_text():

@@ -264,7 +264,20 @@ def training_queries(seed: int) -> tuple[dict[str, list[dict[str, Any]]], dict[s
     for row in rows:
         by_package.setdefault(row["corpus"].removeprefix("train/"), []).append(row)
     counts = {name: (qs[0]["language"], len(qs)) for name, qs in by_package.items()}
-    return by_package, counts, validation_packages(counts, VALIDATION_FRACTION, seed)
+    return by_package, counts, validation_packages(whole(counts), VALIDATION_FRACTION, seed)
+
+
+def whole(counts: dict[str, tuple[str, int]]) -> dict[str, tuple[str, int]]:
+    """`counts` if every pinned package is in it: the validation packages are drawn from all of them, so from a corpus
+    built in part (`bench.train corpus --only`, as `.ci/run` builds it) they would be others, silently."""
+    from bench.train.pins import PINS
+
+    if missing := sorted({pin.name for pin in PINS} - counts.keys()):
+        raise SystemExit(
+            f"the training corpus lacks {len(missing)} pinned packages ({', '.join(missing[:4])}, ...): build it whole "
+            "with `python -m bench.train corpus` (the validation packages are drawn from all of them)"
+        )
+    return counts
 
 
 @dataclass(frozen=True)
