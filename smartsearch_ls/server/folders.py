@@ -86,8 +86,8 @@ class Folder:
     a re-listing that a listing already covered (a build that had not listed yet) is skipped."""
     listed_nesting: int = -1
     relist_error: str | None = None
-    """Why the last re-listing failed: the nested folder's files may be in both indexes or neither until one
-    succeeds, and searches say so."""
+    """Why the last re-listing failed: the nested folder's files may be in both indexes or neither until a later
+    re-listing (the next nesting change) or a rebuild succeeds, and searches say so."""
     job: asyncio.Lock = field(default_factory=asyncio.Lock)
     error: str | None = None
     buffers: dict[str, str] = field(default_factory=dict)

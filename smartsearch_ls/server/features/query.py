@@ -121,12 +121,8 @@ async def run_search(
     """Search with progress and errors mapped to LSP; returns the result and whether all indexes were ready."""
     scopes = scopes_for(server, params)
     warnings, ready = await wait_for_indexes(server, scopes)
-    searched = [f for s in scopes if (f := server.folders.folders.get(s.index.root)) is not None]
-    broken = any(f.error is not None for f in searched)
+    broken = any(f.error is not None for s in scopes if (f := server.folders.folders.get(s.index.root)) is not None)
     await server.folders.flush_all()
-    if ready and not all(settled(f) for f in searched):  # a nested folder came or went during the flush
-        ready = False
-        warnings += [w for f in searched for w in relisting_warnings(f)]
     routed = mode or route(params.query)
     settings = server.settings
     request = SearchRequest.of(
