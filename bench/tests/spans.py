@@ -25,3 +25,13 @@ def check_gold_spans(root: Path, cases: Iterable[QueryCase]) -> None:
             lines = (root / path).read_text(encoding="utf-8").split("\n")
             assert end <= len(lines), (case.query, path)
             assert start == 1 or DECLARATION_START.match(lines[start - 1]), (case.query, path, lines[start - 1])
+
+
+def check_closest(root: Path, closest: str) -> None:
+    """Assert that an absent behavior's `closest` code (`path:start-end`, or `none`) lies inside its file under
+    `root`."""
+    if closest == "none":
+        return
+    path, lines = closest.rsplit(":", 1)
+    start, end = (int(n) for n in lines.split("-"))
+    assert 1 <= start <= end <= len((root / path).read_text(errors="replace").splitlines()), closest

@@ -24,7 +24,7 @@ from bench.quality.sets import (
     transplanted_cases,
 )
 from bench.ranker.collect import NEWCOMER
-from bench.tests.spans import check_gold_spans
+from bench.tests.spans import check_closest, check_gold_spans
 from bench.tests.transplanted import check_against_code, check_records
 from tests.support.prerequisites import require
 
@@ -92,11 +92,8 @@ def test_each_matched_absence_names_the_closest_code_it_was_checked_against(corp
         require("corpus not prepared: python -m bench prepare --quality")
     root = corpora.CORPORA[corpus].root
     for record in (json.loads(line) for line in MATCHED_ABSENCES.read_text().splitlines()):
-        if record["corpus"] != corpus or record["closest"] == "none":
-            continue
-        path, lines = record["closest"].rsplit(":", 1)
-        start, end = (int(n) for n in lines.split("-"))
-        assert 1 <= start <= end <= len((root / path).read_text(errors="replace").splitlines()), record["closest"]
+        if record["corpus"] == corpus:
+            check_closest(root, record["closest"])
 
 
 TRANSPLANTED_RECORDS = [json.loads(line) for line in TRANSPLANTED.read_text().splitlines()]

@@ -15,7 +15,7 @@ import pytest
 from bench.quality.metrics import load_cases
 from bench.quality.sets import transplanted_cases
 from bench.ranker.collect import NEWCOMER, NEWCOMER_MATCHED, NEWCOMER_TRANSPLANTED
-from bench.tests.spans import check_gold_spans
+from bench.tests.spans import check_closest, check_gold_spans
 from bench.tests.transplanted import check_against_code, check_records
 from bench.train import pins
 from bench.train.build import SOURCE_DIR, TRAIN_DIR
@@ -85,11 +85,8 @@ def test_each_matched_absence_names_the_closest_code_it_was_checked_against(path
     if not root.is_dir():
         require(f"training package not built: python -m bench.train corpus --only {path.stem}")
     for record in MATCHED:
-        if record["corpus"] != f"train/{path.stem}" or record["closest"] == "none":
-            continue
-        where, lines = record["closest"].rsplit(":", 1)
-        start, end = (int(n) for n in lines.split("-"))
-        assert 1 <= start <= end <= len((root / where).read_text(errors="replace").splitlines()), record["closest"]
+        if record["corpus"] == f"train/{path.stem}":
+            check_closest(root, record["closest"])
 
 
 TRANSPLANTED = [json.loads(line) for line in NEWCOMER_TRANSPLANTED.read_text().splitlines()]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.quality.metrics import QueryCase
-from bench.tests.spans import check_gold_spans
+from bench.tests.spans import check_closest, check_gold_spans
 
 LABELS = ("present", "absent", "partial")
 CLOSEST = re.compile(r"none|[^:]+:\d+-\d+")
@@ -35,8 +35,5 @@ def check_against_code(root: Path, records: Sequence[Mapping[str, Any]], cases: 
     code named lies inside its file."""
     check_gold_spans(root, [case for case in cases if case.gold])
     for record in records:
-        if record["label"] == "present" or record["closest"] == "none":
-            continue
-        path, lines = record["closest"].rsplit(":", 1)
-        start, end = (int(n) for n in lines.split("-"))
-        assert 1 <= start <= end <= len((root / path).read_text(errors="replace").splitlines()), record["closest"]
+        if record["label"] != "present":
+            check_closest(root, record["closest"])
