@@ -457,8 +457,16 @@ class Folders:
                 index.update_text(path, text)
 
     async def flush_all(self) -> None:
-        """Apply everything pending in every folder: called before a search reads the indexes."""
+        """Apply everything pending in every folder, waiting for any build or re-listing first (at shutdown)."""
         await asyncio.gather(*(self.flush(f) for f in self.folders.values() if f.buffers or f.changed or f.closed))
+
+    async def flush_indexed(self, folders: Iterable[Folder]) -> None:
+        """Apply what is pending in each of `folders` that is indexed and not being re-listed, and wait for a flush
+        already applying edits there: called before a search reads the indexes, which must hold every edit made
+        before it. A folder still being built or re-listed keeps its edits for its own flush after that job:
+        flushing it would hold the search for the whole job, past the `indexWait` bound it was given, and the search
+        already says that folder is incomplete."""
+        await asyncio.gather(*(self.flush(f) for f in folders if f.ready.is_set() and f.listed.is_set()))
 
     def _persist_later(self, folder: Folder) -> None:
         root = folder.index.root

@@ -1,6 +1,7 @@
 """The re-listing of a folder when a workspace folder nested in it comes or goes, in-process on `Folders`: a search
-waits for it, it is skipped when a listing already saw the change, and one that fails or is cancelled leaves no search
-waiting or told "complete" over a half-moved folder. (`test_nested_folders.py` drives the same over stdio.)"""
+waits for it (up to its bound, a keystroke pending in that folder included), it is skipped when a listing already saw
+the change, and one that fails or is cancelled leaves no search waiting or told "complete" over a half-moved folder.
+(`test_nested_folders.py` drives the same over stdio.)"""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.server import tasks
-from smartsearch_ls.server.features.query import wait_for_indexes
+from smartsearch_ls.server.features.query import indexes_for_search, wait_for_indexes
 from smartsearch_ls.server.folders import Folder, Folders
 from tests.conftest import write_tree
 
@@ -129,3 +130,34 @@ async def test_a_search_during_a_re_listing_waits_for_it_and_one_longer_than_the
     await asyncio.sleep(0.05)
     release.set()
     assert await waiting == ([], True)
+
+
+async def test_a_keystroke_pending_in_a_folder_being_re_listed_does_not_hold_a_search_past_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outer_root, inner_root = _roots(tmp_path)
+    folders = Folders(cache_dir=None, semantic=False)
+    outer = folders.add(outer_root)
+    await folders.build(outer)
+    release = asyncio.Event()
+    refresh = outer.index.refresh
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
+        return refresh(*args, **kwargs)
+
+    loop = asyncio.get_running_loop()
+    monkeypatch.setattr(outer.index, "refresh", held)
+    folders.add(inner_root)
+    folders.buffer_changed(outer_root / "main.py", "def start_server(port):\n    return bind_socket(port)\n")
+    server: Any = SimpleNamespace(folders=folders, settings=SimpleNamespace(index_wait=0.3))
+    started = loop.time()
+    try:
+        warnings, ready = await asyncio.wait_for(indexes_for_search(server, [SimpleNamespace(index=outer.index)]), 5)
+    finally:
+        release.set()  # else a search held by the re-listing would wait for it here, for ever
+    assert loop.time() - started < 2
+    assert not ready and "being re-listed" in warnings[0], warnings
+    await _relists_done(outer)
+    assert await indexes_for_search(server, [SimpleNamespace(index=outer.index)]) == ([], True)
+    assert any(s is not None and "bind_socket" in s.text for s in outer.index.snippets)  # the keystroke, applied

@@ -86,6 +86,15 @@ async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> tu
     return warnings, all(folder.ready.is_set() and settled(folder) for folder in folders)
 
 
+async def indexes_for_search(server: SmartSearchServer, scopes: list[Scope]) -> tuple[list[str], bool]:
+    """`wait_for_indexes`, then the pending edits of the scopes' folders applied (`Folders.flush_indexed`)."""
+    warnings, ready = await wait_for_indexes(server, scopes)
+    await server.folders.flush_indexed(
+        server.folders.folders[s.index.root] for s in scopes if s.index.root in server.folders.folders
+    )
+    return warnings, ready
+
+
 def settled(folder: Folder) -> bool:
     """Whether the folder holds exactly its own files: no re-listing for a nested folder pending or failed."""
     return folder.listed.is_set() and folder.relist_error is None
@@ -120,9 +129,8 @@ async def run_search(
 ) -> tuple[SearchResult, bool]:
     """Search with progress and errors mapped to LSP; returns the result and whether all indexes were ready."""
     scopes = scopes_for(server, params)
-    warnings, ready = await wait_for_indexes(server, scopes)
+    warnings, ready = await indexes_for_search(server, scopes)
     broken = any(f.error is not None for s in scopes if (f := server.folders.folders.get(s.index.root)) is not None)
-    await server.folders.flush_all()
     routed = mode or route(params.query)
     settings = server.settings
     request = SearchRequest.of(

@@ -91,7 +91,8 @@ def register(server: SmartSearchServer) -> None:
             await asyncio.sleep(settings.debounce)
             result, _ = await run_search(ls, QueryParams(query=query), "behavior")
             return [_match_symbol(ls, m) for m in result.matches]
-        await ls.folders.flush_all()  # names typed just before are in an unsaved buffer's pending edit
+        # names typed just before are in an unsaved buffer's pending edit
+        await ls.folders.flush_indexed(ls.folders.folders.values())
         scopes = [Scope(f.index) for f in ls.folders.folders.values()]
         hits, _, _ = await asyncio.to_thread(find_symbols, scopes, query, MAX_SYMBOLS)
         return [_symbol(h.declaration, h.index.root) for h in hits]
