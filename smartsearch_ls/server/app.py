@@ -136,6 +136,9 @@ class SmartSearchServer(LanguageServer):
         self.watcher: FolderWatcher | None = None
         self.model_warmup: asyncio.Task[None] | None = None
         """Loading the embedded model in the background, once settings need it (kept so it is not collected)."""
+        self.reindexing: asyncio.Task[None] | None = None
+        """Saving the folders that new index settings replaced, then building their successors: the next change of
+        settings waits for it (`lifecycle.index_after_saving`)."""
         self.feature(UNDECODABLE_METHOD)(_already_answered)
 
     def folders_disk_changed(self, root: Path, paths: list[str]) -> None:

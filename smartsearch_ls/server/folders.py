@@ -89,6 +89,9 @@ class Folder:
     """Why the last re-listing failed: the nested folder's files may be in both indexes or neither until a later
     re-listing (the next nesting change) or a rebuild succeeds, and searches say so."""
     job: asyncio.Lock = field(default_factory=asyncio.Lock)
+    build_started: bool = False
+    """Set when its build is spawned: a folder added while new settings wait for a save is built once, not again
+    when the wait ends."""
     error: str | None = None
     buffers: dict[str, str] = field(default_factory=dict)
     """Unsaved text waiting to be indexed, latest per path."""

@@ -1,7 +1,8 @@
-"""Workspace folders coming and going, and searches that arrive before the index is ready."""
+"""Workspace folders coming and going, index settings changed, and searches that arrive before the index is ready."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,20 @@ async def test_a_search_during_indexing_says_it_is_incomplete(model_server: Mode
     finally:
         await session.client.shutdown_session()
         await session.client.stop()
+
+
+async def test_exclude_changed_twice_mid_session_rebuilds_once_with_the_last_value(session: Session) -> None:
+    """Over stdio, the path an editor takes; a save outlasting the second change is raced in-process
+    (`test_settings_rebuild.py`)."""
+    mark = len(session.logs())
+    for exclude in (["billing/**"], ["auth/**"]):
+        session.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"smartSearch": {"exclude": exclude}})
+        )
+    await session.wait_for_log("index ready", after=mark)
+    result = await session.query(query="SessionStore", mode="symbol")
+    assert result.coverage.complete and not any(m.path.startswith("auth/") for m in result.matches)
+    assert any(m.path.startswith("billing/") for m in (await session.query(query="invoice", mode="symbol")).matches)
+    await asyncio.sleep(1.0)  # a second build would start as soon as the first change's save ends
+    built = [line for line in session.logs()[mark:] if line.startswith("index ready")]
+    assert len(built) == 1, built

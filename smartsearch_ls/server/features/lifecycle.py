@@ -98,9 +98,17 @@ def add_folders(server: SmartSearchServer) -> None:
 
 async def start_indexing(server: SmartSearchServer) -> None:
     for folder in list(server.folders.folders.values()):
-        if server.watcher is not None:
-            server.watcher.watch(folder.index.root)
-        spawn(index_folder(server, folder))
+        start_building(server, folder)
+
+
+def start_building(server: SmartSearchServer, folder: Folder) -> None:
+    """Watch the folder and build its index, unless its build was already started."""
+    if folder.build_started:
+        return
+    folder.build_started = True
+    if server.watcher is not None:
+        server.watcher.watch(folder.index.root)
+    spawn(index_folder(server, folder))
 
 
 def import_model_judging(judge: str) -> None:
@@ -179,17 +187,23 @@ def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> 
     replaced.stop_background()
     server.folders = server.new_folders()
     add_folders(server)
-    spawn(index_after_saving(server, replaced))
+    server.reindexing = spawn(index_after_saving(server, replaced, server.folders, server.reindexing))
 
 
-async def index_after_saving(server: SmartSearchServer, replaced: Folders) -> None:
-    """Index the folders of new settings once the ones they replace are saved: a root of both then starts warm, and
-    the two never save one file at once."""
+async def index_after_saving(
+    server: SmartSearchServer, replaced: Folders, successor: Folders, previous: asyncio.Task[None] | None
+) -> None:
+    """Index the `successor` folders of new settings once the ones they replace are saved: a root of both then
+    starts warm, and the two never save one file at once. Settings changed again meanwhile: the saves run in turn
+    (this one after `previous`), and only the last settings' folders are built, after the last save."""
+    if previous is not None:
+        await asyncio.wait([previous])
     try:
         await replaced.persist_all()
     except Exception:  # a save that fails costs warmth, never the new indexes
         log.exception("saving the replaced folders' indexes failed")
-    await start_indexing(server)
+    if server.folders is successor:
+        await start_indexing(server)
 
 
 def register(server: SmartSearchServer) -> None:
@@ -267,10 +281,7 @@ def register(server: SmartSearchServer) -> None:
         for added in params.event.added:
             path = to_fs_path(added.uri)
             if path and Path(path).is_dir():
-                folder = ls.folders.add(Path(path))
-                if ls.watcher is not None:
-                    ls.watcher.watch(folder.index.root)
-                spawn(index_folder(ls, folder))
+                start_building(ls, ls.folders.add(Path(path)))
 
     @server.feature(types.EXIT)
     def exit_now(ls: SmartSearchServer, params: None) -> None:
