@@ -142,6 +142,9 @@ class Folders:
         """Per root, the folder whose changes' save has not started (its timer pending, or fired and waiting for
         searches to end, or the folder removed meanwhile) and when the oldest of them asked for it (loop time).
         `exit` and `shutdown` save these whatever else they save."""
+        self._saves_due: set[Path] = set()
+        """Roots whose background save is due and has not started (waiting for searches to end): it saves every
+        change made until it starts, so changes meanwhile ask for no other."""
         self._removed_saves: dict[Path, asyncio.Task[None]] = {}
         """The save of a removed folder, which a folder added again for its root waits for before loading."""
         self.embedding_progress: EmbeddingProgress | None = None
@@ -475,6 +478,8 @@ class Folders:
         root = folder.index.root
         if folder.index.cache_dir is None:
             return  # nowhere to save it
+        if root in self._saves_due and self._unsaved_folder(root) is folder:
+            return  # the save that is due takes this change too
         if (timer := self._persister.pop(root, None)) is not None:
             timer.cancel()
         loop = asyncio.get_running_loop()
@@ -489,22 +494,31 @@ class Folders:
 
     def _persist_due(self, folder: Folder) -> None:
         self._persister.pop(folder.index.root, None)
+        self._saves_due.add(folder.index.root)
         spawn(self._persist(folder, in_background=True))
 
     async def _persist(self, folder: Folder, *, in_background: bool = False) -> None:
         """Save the folder's index and its vectors. `in_background` (a save nobody waits for) lets running searches,
         which read the index the save locks, finish first, and leaves the vectors to background embedding while it
         runs (it saves them when it ends; two saves of one file would race)."""
-        if in_background:
-            await self._idle.wait()
-        async with folder.job:
-            root = folder.index.root
+        root = folder.index.root
+        try:
+            if in_background:
+                await self._idle.wait()
+            await folder.job.acquire()
+        except asyncio.CancelledError:
+            self._saves_due.discard(root)  # it never started: the next change asks again
+            raise
+        try:
+            self._saves_due.discard(root)
             if self._unsaved_folder(root) is folder:  # a change from here on asks for another save
                 del self._unsaved[root]
             await asyncio.to_thread(folder.index.persist, only_if_changed=True)
             embedding = folder.embedding is not None and not folder.embedding.done()
             if folder.dense is not None and not (in_background and embedding):
                 await asyncio.to_thread(folder.dense.persist, only_if_changed=True)
+        finally:
+            folder.job.release()
 
     def persist_pending_now(self) -> None:
         """Save at once, in this thread, every index whose save has not started (`exit` without `shutdown`). One

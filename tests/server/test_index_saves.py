@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.server import folders as folders_module
 from smartsearch_ls.server.folders import Folder, Folders
 from tests.conftest import SAMPLE_PROJECT, write_tree
@@ -100,6 +102,34 @@ async def test_a_save_waits_for_the_search_running_when_it_is_due(tmp_path: Path
     assert saved_index(cache) is None, "saved while a search ran"
     folders.search_finished()
     await until_saved(cache, within=5)
+    folders.remove(root)
+
+
+async def test_changes_during_a_long_search_past_the_deadline_queue_one_save_not_one_each(
+    tmp_path: Path, short_delays: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the deadline every change armed a save at once; each waited for the search, then each took the folder's
+    lock in turn after it, holding keystrokes and the next search behind rewrites of the whole index."""
+    folders, _folder, root, cache = await built(tmp_path)
+    await until_saved(cache, within=5)
+    saves: list[float] = []
+    persist = RootIndex.persist
+
+    def counted(index: RootIndex, **options: Any) -> bool:
+        saves.append(time.monotonic())
+        return persist(index, **options)
+
+    monkeypatch.setattr(RootIndex, "persist", counted)
+    target = root / "auth" / "tokens.py"
+    folders.search_started()  # a search with a hosted judge: seconds
+    for round_ in range(12):
+        target.write_text(f"def mint_token(user):\n    return f'token-{{user}}-{round_}'\n")
+        folders.disk_changed(root, ["auth/tokens.py"])
+        await asyncio.sleep(0.2)
+    assert not saves, "saved while a search ran"
+    folders.search_finished()
+    await asyncio.sleep(1.5)
+    assert len(saves) == 1, f"{len(saves)} saves after the search"
     folders.remove(root)
 
 
