@@ -201,8 +201,13 @@ class Folders:
         await folder.ready.wait()  # a build under way may have listed before the nesting changed: catch it up
         root = folder.index.root
         async with folder.job:
-            if self.folders.get(root) is not folder or folder.listed_nesting == folder.nesting:
-                return None  # removed or replaced meanwhile, or its build (or a re-listing) listed after the change
+            if (
+                self.folders.get(root) is not folder
+                or folder.index.stopping.is_set()
+                or folder.listed_nesting == folder.nesting
+            ):
+                # Removed, stopped (replaced by new settings) or its build (or a re-listing) listed after the change
+                return None
             folder.listed_nesting = folder.nesting
             try:
                 stats = await asyncio.to_thread(folder.index.refresh)

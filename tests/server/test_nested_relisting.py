@@ -161,3 +161,20 @@ async def test_a_keystroke_pending_in_a_folder_being_re_listed_does_not_hold_a_s
     await _relists_done(outer)
     assert await indexes_for_search(server, [SimpleNamespace(index=outer.index)]) == ([], True)
     assert any(s is not None and "bind_socket" in s.text for s in outer.index.snippets)  # the keystroke, applied
+
+
+async def test_a_re_listing_pending_when_its_folder_is_stopped_lists_nothing(
+    tmp_path: Path, listings: Counter[Path]
+) -> None:
+    """New index settings stop the folders they replace: a re-listing waiting for the folder's job still walked the
+    whole tree of an index nobody would read again."""
+    outer_root, inner_root = _roots(tmp_path)
+    folders = Folders(cache_dir=None, semantic=False)
+    outer = folders.add(outer_root)
+    await folders.build(outer)
+    async with outer.job:  # a flush or a save under way
+        folders.add(inner_root)
+        await asyncio.sleep(0.05)
+        folders.stop_background()
+    await _relists_done(outer)
+    assert listings[outer_root] == 1  # its build only
