@@ -1,6 +1,7 @@
 """Index settings changed during a session, in-process on the lifecycle's own functions: the folders they replace are
-saved before their successors are built, changes in a row save in turn, and only the last settings' folders are built,
-once. (`test_folders_and_indexing.py` changes them over stdio.)"""
+saved before their successors are built, changes in a row save in turn, only the last settings' folders are built,
+once, and an `exit` meanwhile saves what the replaced folders had not saved yet. (`test_folders_and_indexing.py`
+changes them over stdio.)"""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from smartsearch_ls.server import folders as folders_module
 from smartsearch_ls.server import tasks
 from smartsearch_ls.server.features import lifecycle
 from smartsearch_ls.server.folders import Folder, Folders
@@ -45,6 +47,7 @@ async def test_two_changes_in_a_row_build_the_last_settings_folders_once_after_b
         settings=settings,
         watcher=None,
         reindexing=None,
+        replaced=[],
         new_folders=lambda: Folders(settings.cache_dir, settings.exclude, False),
     )
     server.folders = server.new_folders()
@@ -59,3 +62,39 @@ async def test_two_changes_in_a_row_build_the_last_settings_folders_once_after_b
     (last,) = server.folders.folders.values()
     assert built == {id(last): 1}
     assert events == ["save starts", "save ends", "save starts", "save ends", "build"]
+
+
+async def test_an_exit_while_replaced_folders_wait_to_be_saved_saves_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`exit` saved only the new settings' folders: a cold build the old ones had not saved yet was lost."""
+    root = write_tree(tmp_path / "ws", {"app.py": "def start_server(port):\n    return port\n"})
+    monkeypatch.setattr(folders_module, "PERSIST_AFTER_SECONDS", 60.0)  # the build's save is still to come
+    monkeypatch.setattr(lifecycle, "folder_paths", lambda server: [root])
+    settings = SimpleNamespace(exclude=[], cache_dir=tmp_path / "cache", semantic=False)
+    server: Any = SimpleNamespace(
+        settings=settings,
+        watcher=None,
+        reindexing=None,
+        replaced=[],
+        new_folders=lambda: Folders(settings.cache_dir, settings.exclude, False),
+    )
+    server.folders = server.new_folders()
+    lifecycle.add_folders(server)
+    (old,) = server.folders.folders.values()
+    await server.folders.build(old)
+    assert old.index.persisted != old.index.generation
+
+    async def stalled_save(self: Folders) -> None:  # the exit comes before this save starts
+        await asyncio.sleep(60)
+
+    monkeypatch.setattr(Folders, "persist_all", stalled_save)
+    before = lifecycle._index_settings(server)
+    settings.exclude = ["build/**"]
+    lifecycle._reconfigure_indexes(server, before)
+    await asyncio.sleep(0.05)
+    server.folders.persist_pending_now()  # what `exit` did before
+    assert old.index.persisted != old.index.generation
+    lifecycle.save_at_exit(server)
+    assert old.index.persisted == old.index.generation
+    server.reindexing.cancel()

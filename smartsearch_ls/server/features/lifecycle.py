@@ -185,6 +185,7 @@ def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> 
         return
     replaced = server.folders
     replaced.stop_background()
+    server.replaced.append(replaced)
     server.folders = server.new_folders()
     add_folders(server)
     server.reindexing = spawn(index_after_saving(server, replaced, server.folders, server.reindexing))
@@ -202,8 +203,17 @@ async def index_after_saving(
         await replaced.persist_all()
     except Exception:  # a save that fails costs warmth, never the new indexes
         log.exception("saving the replaced folders' indexes failed")
+    finally:
+        server.replaced.remove(replaced)
     if server.folders is successor:
         await start_indexing(server)
+
+
+def save_at_exit(server: SmartSearchServer) -> None:
+    """Save at once every index whose save has not started, the folders' and those of folders that new settings
+    replaced and that are still being saved: no `shutdown` came to save them, and a cold build would be lost."""
+    for folders in (*server.replaced, server.folders):
+        folders.persist_pending_now()
 
 
 def register(server: SmartSearchServer) -> None:
@@ -290,12 +300,14 @@ def register(server: SmartSearchServer) -> None:
         if ls.watcher is not None:
             ls.watcher.stop()
         ls.folders.stop_background()
-        ls.folders.persist_pending_now()  # no `shutdown` came to save them; a cold build would be lost
+        save_at_exit(ls)
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: SmartSearchServer, params: None) -> None:
         if ls.watcher is not None:
             ls.watcher.stop()
         ls.folders.stop_background()  # else a worker thread still embedding keeps the process from exiting
+        if ls.reindexing is not None:
+            await asyncio.wait([ls.reindexing])  # the saves of folders that new settings replaced
         await ls.folders.flush_all()
         await ls.folders.persist_all()
