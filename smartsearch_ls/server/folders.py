@@ -53,8 +53,8 @@ EMBED_BATCH = 8
 """Snippets embedded per background step: small, so a search never waits long behind one."""
 
 EMBED_REPORT_SECONDS = 1.0
-"""Background embedding is reported (and its total re-counted) at most this often, not after every batch: a
-45k-snippet root was ~5,500 `$/progress` notifications, each after a walk of every snippet."""
+"""Background embedding is reported (and its total re-counted) at most this often, not after every batch: on a large
+root, one report a batch was thousands of `$/progress` notifications, each after a walk of every snippet."""
 
 EMBED_RELEASE_SECONDS = 5.0
 """How often background embedding gives the memory it freed back to the system (`heap`): each batch leaves its

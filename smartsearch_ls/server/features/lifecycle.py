@@ -138,8 +138,7 @@ def start_model_warmup(server: SmartSearchServer) -> None:
 async def warm_local_model(server: SmartSearchServer) -> None:
     """Load the embedded model now rather than at the first search that needs it.
 
-    The shipped model loads in a fraction of a second after ~1 s of imports, which overlaps the index build this
-    way instead of following it.
+    The model's load and the imports before it overlap the index build this way instead of following it.
     """
     started = time.monotonic()
     try:

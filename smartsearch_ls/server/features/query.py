@@ -126,8 +126,8 @@ async def run_search(
     params: QueryParams,
     mode: Mode | None,
     limit: int | None = None,
-) -> tuple[SearchResult, bool]:
-    """Search with progress and errors mapped to LSP; returns the result and whether all indexes were ready."""
+) -> SearchResult:
+    """Search with progress and errors mapped to LSP."""
     scopes = scopes_for(server, params)
     warnings, ready = await indexes_for_search(server, scopes)
     broken = any(f.error is not None for s in scopes if (f := server.folders.folders.get(s.index.root)) is not None)
@@ -183,7 +183,7 @@ async def run_search(
         end += "; warnings: " + " | ".join(result.warnings)
     _end(progress, end)
     server.log_to_client(f"search {params.query[:80]!r}: {end}")
-    return result, ready
+    return result
 
 
 def _partial_sender(server: SmartSearchServer, token: types.ProgressToken | None) -> PartialMatches | None:
@@ -215,5 +215,5 @@ def register(server: SmartSearchServer) -> None:
         except InvalidQuery as error:
             raise JsonRpcInvalidParams(message=str(error)) from None
         mode = None if params.mode == "auto" else params.mode
-        result, _ = await run_search(ls, params, mode)
+        result = await run_search(ls, params, mode)
         return result_dict(result, ls.position_encoding)

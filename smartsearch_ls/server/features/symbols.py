@@ -89,7 +89,7 @@ def register(server: SmartSearchServer) -> None:
         settings = ls.settings.workspace_symbol
         if settings.judged and len(query.split()) >= settings.min_words:
             await asyncio.sleep(settings.debounce)
-            result, _ = await run_search(ls, QueryParams(query=query), "behavior")
+            result = await run_search(ls, QueryParams(query=query), "behavior")
             return [_match_symbol(ls, m) for m in result.matches]
         # names typed just before are in an unsaved buffer's pending edit
         await ls.folders.flush_indexed(ls.folders.folders.values())
