@@ -67,8 +67,8 @@ def _span(raw: Sequence[object] | Mapping[str, object]) -> Span:
 
 
 def load_cases(path: Path | str) -> list[QueryCase]:
-    """Query cases from a JSON-lines file (blank lines and `//` comment lines skipped), or from every `*.jsonl`
-    file of a folder in name order."""
+    """Query cases from a JSON-lines file (blank lines, `//` comment lines and questions labeled `partial`, which
+    no figure scores, skipped), or from every `*.jsonl` file of a folder in name order."""
     path = Path(path)
     if path.is_dir():
         return [case for file in sorted(path.glob("*.jsonl")) for case in load_cases(file)]
@@ -76,7 +76,8 @@ def load_cases(path: Path | str) -> list[QueryCase]:
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.lstrip().startswith("//"):
             raw = json.loads(line)
-            cases.append(QueryCase(raw["corpus"], raw["query"], tuple(_span(g) for g in raw["gold"])))
+            if raw.get("label") != "partial":
+                cases.append(QueryCase(raw["corpus"], raw["query"], tuple(_span(g) for g in raw["gold"])))
     return cases
 
 

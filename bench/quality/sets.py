@@ -13,7 +13,6 @@ questions may be read to check a gold span, never to choose a feature, a weight 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
@@ -74,14 +73,8 @@ never fitted or tuned on."""
 
 def transplanted_cases(path: Path = TRANSPLANTED) -> list[QueryCase]:
     """The decided questions of a transplanted set (`TRANSPLANTED`, `TRANSPLANTED_HELD_OUT`, or the training
-    packages' own): `present` ones
-    with their gold, `absent` ones as negatives; `partial` ones left out."""
-    decided = {
-        (raw["corpus"], raw["query"])
-        for raw in map(json.loads, path.read_text(encoding="utf-8").splitlines())
-        if raw["label"] != "partial"
-    }
-    return [case for case in load_cases(path) if (case.corpus, case.query) in decided]
+    packages' own): `present` ones with their gold, `absent` ones as negatives (`load_cases` leaves out `partial`)."""
+    return load_cases(path)
 
 
 def corpus_file(corpus: str) -> Path:
