@@ -136,7 +136,7 @@ class SmartSearchServer(LanguageServer):
         self.watcher: FolderWatcher | None = None
         self.model_warmup: asyncio.Task[None] | None = None
         """Loading the embedded model in the background, once settings need it (kept so it is not collected)."""
-        self.replaced: list[Folders] = []
+        self.replaced_unsaved: list[Folders] = []
         """Folders replaced by new index settings whose save has not ended: `exit` saves what they hold unsaved."""
         self.reindexing: asyncio.Task[None] | None = None
         """Saving the folders that new index settings replaced, then building their successors: the next change of

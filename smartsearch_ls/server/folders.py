@@ -89,6 +89,8 @@ class Folder:
     """Why the last re-listing failed: the nested folder's files may be in both indexes or neither until a later
     re-listing (the next nesting change) or a rebuild succeeds, and searches say so."""
     job: asyncio.Lock = field(default_factory=asyncio.Lock)
+    applied: asyncio.Event = field(default_factory=_set_event)
+    """Clear while a flush applies the edits it took: a search waits for that, not for the folder's other jobs."""
     build_started: bool = False
     """Set when its build is spawned: a folder added while new settings wait for a save is built once, not again
     when the wait ends."""
@@ -300,7 +302,7 @@ class Folders:
         """Build the symbol index and import graph before the first look-up, in slices, pausing while searches run.
 
         In one piece it ran just as the first searches of a restart came in, and its thread held the GIL so often
-        that the first search took about twice as long (bench/README.md, start-up)."""
+        that the first search was much slower (bench/README.md, start-up)."""
         try:
             symbols = symbol_index(index, synced=False)
             while True:
@@ -449,10 +451,13 @@ class Folders:
             folder.first_change = None
             if not buffers and not changed and not closed:
                 return
+            folder.applied.clear()
             try:
                 await asyncio.to_thread(self._apply, folder.index, buffers, changed, closed)
             except Exception:  # one bad file must not stop the index from following the others
                 log.exception("updating the index of %s failed", folder.index.root)
+            finally:
+                folder.applied.set()
         if changed:
             self._persist_later(folder)
         self.embed_in_background(folder, EMBED_AFTER_EDIT_SECONDS)
@@ -471,13 +476,20 @@ class Folders:
         """Apply everything pending in every folder, waiting for any build or re-listing first (at shutdown)."""
         await asyncio.gather(*(self.flush(f) for f in self.folders.values() if f.buffers or f.changed or f.closed))
 
-    async def flush_indexed(self, folders: Iterable[Folder]) -> None:
-        """Apply what is pending in each of `folders` that is indexed and not being re-listed, and wait for a flush
+    async def flush_settled(self, folders: Iterable[Folder]) -> None:
+        """Apply what is pending in each of `folders` that is indexed and not being re-listed, or wait for a flush
         already applying edits there: called before a search reads the indexes, which must hold every edit made
-        before it. A folder still being built or re-listed keeps its edits for its own flush after that job:
-        flushing it would hold the search for the whole job, past the `indexWait` bound it was given, and the search
-        already says that folder is incomplete."""
-        await asyncio.gather(*(self.flush(f) for f in folders if f.ready.is_set() and f.listed.is_set()))
+        before it. Nothing else that holds a folder's job is waited for (a background save, say). A folder still
+        being built or re-listed keeps its edits for its own flush after that job: flushing it would hold the search
+        for the whole job, past the `indexWait` bound it was given, and the search already says that folder is
+        incomplete."""
+        await asyncio.gather(
+            *(
+                self.flush(f) if f.buffers or f.changed or f.closed else f.applied.wait()
+                for f in folders
+                if f.ready.is_set() and f.listed.is_set()
+            )
+        )
 
     def _persist_later(self, folder: Folder) -> None:
         root = folder.index.root

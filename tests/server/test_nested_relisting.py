@@ -15,7 +15,7 @@ import pytest
 
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.server import tasks
-from smartsearch_ls.server.features.query import indexes_for_search, wait_for_indexes
+from smartsearch_ls.server.features.query import wait_and_flush, wait_for_indexes
 from smartsearch_ls.server.folders import Folder, Folders
 from tests.conftest import write_tree
 
@@ -153,13 +153,13 @@ async def test_a_keystroke_pending_in_a_folder_being_re_listed_does_not_hold_a_s
     server: Any = SimpleNamespace(folders=folders, settings=SimpleNamespace(index_wait=0.3))
     started = loop.time()
     try:
-        warnings, ready = await asyncio.wait_for(indexes_for_search(server, [SimpleNamespace(index=outer.index)]), 5)
+        warnings, ready = await asyncio.wait_for(wait_and_flush(server, [SimpleNamespace(index=outer.index)]), 5)
     finally:
         release.set()  # else a search held by the re-listing would wait for it here, for ever
     assert loop.time() - started < 2
     assert not ready and "being re-listed" in warnings[0], warnings
     await _relists_done(outer)
-    assert await indexes_for_search(server, [SimpleNamespace(index=outer.index)]) == ([], True)
+    assert await wait_and_flush(server, [SimpleNamespace(index=outer.index)]) == ([], True)
     assert any(s is not None and "bind_socket" in s.text for s in outer.index.snippets)  # the keystroke, applied
 
 

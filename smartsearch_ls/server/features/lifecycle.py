@@ -106,6 +106,9 @@ def start_building(server: SmartSearchServer, folder: Folder) -> None:
     if folder.build_started:
         return
     folder.build_started = True
+    if folder.index.stopping.is_set():  # `shutdown` stopped it before its build: nothing will read it
+        never_built(folder, "indexing was stopped")
+        return
     if server.watcher is not None:
         server.watcher.watch(folder.index.root)
     spawn(index_folder(server, folder))
@@ -184,7 +187,7 @@ def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> 
         return
     replaced = server.folders
     replaced.stop_background()
-    server.replaced.append(replaced)
+    server.replaced_unsaved.append(replaced)
     server.folders = server.new_folders()
     add_folders(server)
     server.reindexing = spawn(index_after_saving(server, replaced, server.folders, server.reindexing))
@@ -196,23 +199,47 @@ async def index_after_saving(
     """Index the `successor` folders of new settings once the ones they replace are saved: a root of both then
     starts warm, and the two never save one file at once. Settings changed again meanwhile: the saves run in turn
     (this one after `previous`), and only the last settings' folders are built, after the last save."""
-    if previous is not None:
-        await asyncio.wait([previous])
     try:
+        if previous is not None:
+            await asyncio.wait([previous])
         await replaced.persist_all()
     except Exception:  # a save that fails costs warmth, never the new indexes
         log.exception("saving the replaced folders' indexes failed")
     finally:
-        server.replaced.remove(replaced)
+        server.replaced_unsaved.remove(replaced)
     if server.folders is successor:
         await start_indexing(server)
+        return
+    for folder in successor.folders.values():  # settings changed again before they were built: they never will be
+        if not folder.build_started:
+            folder.build_started = True
+            never_built(folder, "replaced by newer index settings before it was indexed")
+
+
+def never_built(folder: Folder, reason: str) -> None:
+    """Mark a folder that will not be built as done, with the reason: whatever waits for it (a flush of a keystroke
+    typed meanwhile, a re-listing) ends instead of waiting for ever."""
+    folder.error = reason
+    folder.ready.set()
 
 
 def save_at_exit(server: SmartSearchServer) -> None:
     """Save at once every index whose save has not started, the folders' and those of folders that new settings
     replaced and that are still being saved: no `shutdown` came to save them, and a cold build would be lost."""
-    for folders in (*server.replaced, server.folders):
+    for folders in (*server.replaced_unsaved, server.folders):
         folders.persist_pending_now()
+
+
+async def save_at_shutdown(server: SmartSearchServer) -> None:
+    """Stop the background work, let the saves of folders that new settings replaced end, then apply and save
+    everything: the next start is warm and holds every edit."""
+    if server.watcher is not None:
+        server.watcher.stop()
+    server.folders.stop_background()  # else a worker thread still embedding keeps the process from exiting
+    if server.reindexing is not None:
+        await asyncio.wait([server.reindexing])
+    await server.folders.flush_all()
+    await server.folders.persist_all()
 
 
 def register(server: SmartSearchServer) -> None:
@@ -303,10 +330,4 @@ def register(server: SmartSearchServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: SmartSearchServer, params: None) -> None:
-        if ls.watcher is not None:
-            ls.watcher.stop()
-        ls.folders.stop_background()  # else a worker thread still embedding keeps the process from exiting
-        if ls.reindexing is not None:
-            await asyncio.wait([ls.reindexing])  # the saves of folders that new settings replaced
-        await ls.folders.flush_all()
-        await ls.folders.persist_all()
+        await save_at_shutdown(ls)

@@ -61,11 +61,16 @@ def scopes_for(server: SmartSearchServer, params: QueryParams) -> list[Scope]:
     return [Scope(folders[root].index, prefix, globs), *nested]
 
 
+def scope_folders(server: SmartSearchServer, scopes: list[Scope]) -> list[Folder]:
+    """The folder of each scope (a folder dropped since the scope was made has none)."""
+    return [folder for s in scopes if (folder := server.folders.folders.get(s.index.root)) is not None]
+
+
 async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> tuple[list[str], bool]:
     """Wait up to the bound for the scopes' folders to be indexed and done re-listing for nested folders; a warning
     for each one still not, or broken, and whether every one was."""
     warnings: list[str] = []
-    folders = [server.folders.folders[s.index.root] for s in scopes if s.index.root in server.folders.folders]
+    folders = scope_folders(server, scopes)
     waiting = [event.wait() for f in folders for event in (f.ready, f.listed) if not event.is_set()]
     if waiting:
         try:
@@ -86,12 +91,10 @@ async def wait_for_indexes(server: SmartSearchServer, scopes: list[Scope]) -> tu
     return warnings, all(folder.ready.is_set() and settled(folder) for folder in folders)
 
 
-async def indexes_for_search(server: SmartSearchServer, scopes: list[Scope]) -> tuple[list[str], bool]:
-    """`wait_for_indexes`, then the pending edits of the scopes' folders applied (`Folders.flush_indexed`)."""
+async def wait_and_flush(server: SmartSearchServer, scopes: list[Scope]) -> tuple[list[str], bool]:
+    """`wait_for_indexes`, then the pending edits of the scopes' folders applied (`Folders.flush_settled`)."""
     warnings, ready = await wait_for_indexes(server, scopes)
-    await server.folders.flush_indexed(
-        server.folders.folders[s.index.root] for s in scopes if s.index.root in server.folders.folders
-    )
+    await server.folders.flush_settled(scope_folders(server, scopes))
     return warnings, ready
 
 
@@ -129,8 +132,8 @@ async def run_search(
 ) -> SearchResult:
     """Search with progress and errors mapped to LSP."""
     scopes = scopes_for(server, params)
-    warnings, ready = await indexes_for_search(server, scopes)
-    broken = any(f.error is not None for s in scopes if (f := server.folders.folders.get(s.index.root)) is not None)
+    warnings, ready = await wait_and_flush(server, scopes)
+    broken = any(f.error is not None for f in scope_folders(server, scopes))
     routed = mode or route(params.query)
     settings = server.settings
     request = SearchRequest.of(

@@ -92,7 +92,7 @@ def register(server: SmartSearchServer) -> None:
             result = await run_search(ls, QueryParams(query=query), "behavior")
             return [_match_symbol(ls, m) for m in result.matches]
         # names typed just before are in an unsaved buffer's pending edit
-        await ls.folders.flush_indexed(ls.folders.folders.values())
+        await ls.folders.flush_settled(ls.folders.folders.values())
         scopes = [Scope(f.index) for f in ls.folders.folders.values()]
         hits, _, _ = await asyncio.to_thread(find_symbols, scopes, query, MAX_SYMBOLS)
         return [_symbol(h.declaration, h.index.root) for h in hits]
