@@ -156,7 +156,7 @@ SIMPLE_WILDCARDS = 2
 def compile_any(globs: tuple[str, ...]) -> re.Pattern[str] | re2._Regexp:
     """One pattern matching what any of `globs` matches (none: nothing), so a path costs one call, not one per
     glob. These are the user's globs, and a backtracking matcher's time grows as the path's length to the power
-    of the glob's wildcards: Python's `re` took 47 s to turn down a 100-character name for `*a*a*a*a*a*a*b`,
+    of the glob's wildcards: Python's `re` took tens of seconds to turn down a long name for `*a*a*a*a*a*a*b`,
     holding the GIL, so one request froze the server. RE2's time is linear whatever the glob, but a call costs
     several times `re`'s, so the everyday globs (`*.py`, `src/**`, `tests/**/test_*.py`: at most
     `SIMPLE_WILDCARDS`) stay with `re` (docs/design.md, "Globs")."""

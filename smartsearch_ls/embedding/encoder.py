@@ -68,7 +68,7 @@ class Embedder:
     @classmethod
     def load(cls, weights: str | Path | None = None, *, threads: int | None = None) -> Embedder:
         """Verify the weights (see `resolve_weights`) and open a CPU session on them."""
-        with HEAVY_IMPORTS:  # ~0.15 s, paid by the first load rather than by every import of this module
+        with HEAVY_IMPORTS:  # paid by the first load rather than by every import of this module
             import onnxruntime as ort
 
         verified = resolve_weights(weights)

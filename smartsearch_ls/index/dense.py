@@ -194,7 +194,7 @@ class DenseIndex:
         """Embed up to `max_snippets` snippets that lack a vector (their own or a reading's), in one blocking batch;
         how many got one.
 
-        Blocks for ~20 CPU-ms a vector (the model spreads a batch over every core), holding the index's lock
+        Blocks while the model runs (it spreads a batch over every core), holding the index's lock
         only to read the snippets, so searches and edits go on meanwhile. 0 means nothing is left (or there
         is no model).
         """

@@ -90,7 +90,7 @@ SPLIT_CACHE_ENTRIES = 200_000
 """Distinct identifiers whose split is kept (~30 MB at most); past that the cache starts over."""
 
 _split_cache: dict[str, tuple[str, ...]] = {}
-"""A plain dict, not `lru_cache`: the look-up runs ~9 M times in a cold build of a large repository and a
+"""A plain dict, not `lru_cache`: the look-up runs millions of times in a cold build of a large repository and a
 dict `get` is the cheapest call Python has; clearing it when full keeps a long-lived server bounded."""
 
 

@@ -153,7 +153,7 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0) -> Redac
         return "".join(pieces)
 
     # Each pattern runs only where a literal its matches must contain is present: a judged search redacts
-    # every shortlisted snippet, and scanning all of them with every pattern cost ~85 ms a search on `large`.
+    # every shortlisted snippet, and scanning all of them with every pattern cost a large share of a search.
     if "-----BEGIN" in text:
         text = sub("private-key", _PRIVATE_KEY, lambda m: _mark("private-key") + "\n" * m[0].count("\n"), text)
     for kind, literals, pattern in _TOKENS:

@@ -98,7 +98,7 @@ class SymbolIndex:
         """Catch up with the index: every changed file, or at most `limit` of them; True once caught up.
 
         The limit lets the server build a large root's symbols in slices between searches: a whole first
-        sync is about a CPU-second on 2,000 files, and a thread holding the GIL that long slows every search
+        sync of a large root is long, and a thread holding the GIL that long slows every search
         that runs beside it (see `prepare`). Files gone from the index are dropped at every call, so between
         slices the names are those of files that exist, some of them not learned yet."""
         index = self.index
@@ -145,7 +145,7 @@ class SymbolIndex:
 
         The server calls this between searches rather than building everything in one call: a large root's whole
         build, run in a thread beside the first search after a restart, held the GIL so often that the search
-        took about twice as long (bench/README.md). Every slice, the last one (the ranking) included, is short."""
+        was much slower (bench/README.md). Every slice, the last one (the ranking) included, is short."""
         with self.lock:
             if not self.sync(limit):
                 return False
