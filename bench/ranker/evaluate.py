@@ -31,7 +31,6 @@ PIECES: dict[str, tuple[str, ...]] = {
     "snippet shape (declaration, header, size, data, comments)": (
         "declaration", "module_header", "lines", "data_heavy", "comment_heavy",
     ),
-    "ranks and gaps in the shortlist": ("cosine_gap", "cosine_rank"),
     "words the root holds at all": ("root_coverage",),
     "what its comments say (commentary cosine, gap, any)": ("commentary_cosine", "commentary_gap", "commented"),
     "what its lines past the head say (whole-snippet cosine, gap)": ("whole_cosine", "whole_gap"),
