@@ -53,6 +53,25 @@ async def _search_sees(folders: Folders, *searched: Folder) -> tuple[list[str], 
     return await wait_for_indexes(server, [SimpleNamespace(index=f.index) for f in searched])  # type: ignore[list-item]
 
 
+async def _held_re_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Folders, Folder, asyncio.Event]:
+    """The outer folder built, then re-listed for the inner one coming, its listing held until the event is set."""
+    outer_root, inner_root = _roots(tmp_path)
+    folders = Folders(cache_dir=None, semantic=False)
+    outer = folders.add(outer_root)
+    await folders.build(outer)
+    release = asyncio.Event()
+    refresh = outer.index.refresh
+    loop = asyncio.get_running_loop()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
+        return refresh(*args, **kwargs)
+
+    monkeypatch.setattr(outer.index, "refresh", held)
+    folders.add(inner_root)
+    return folders, outer, release
+
+
 async def test_a_folder_whose_build_lists_after_the_nested_one_came_is_not_listed_again(
     tmp_path: Path, listings: Counter[Path]
 ) -> None:
@@ -110,20 +129,7 @@ async def test_a_re_listing_cancelled_before_it_starts_leaves_no_search_waiting(
 async def test_a_search_during_a_re_listing_waits_for_it_and_one_longer_than_the_bound_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    outer_root, inner_root = _roots(tmp_path)
-    folders = Folders(cache_dir=None, semantic=False)
-    outer = folders.add(outer_root)
-    await folders.build(outer)
-    release = asyncio.Event()
-    refresh = outer.index.refresh
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
-        return refresh(*args, **kwargs)
-
-    loop = asyncio.get_running_loop()
-    monkeypatch.setattr(outer.index, "refresh", held)
-    folders.add(inner_root)
+    folders, outer, release = await _held_re_listing(tmp_path, monkeypatch)
     warnings, ready = await _search_sees(folders, outer)  # the bound passes with the re-listing held
     assert not ready and "being re-listed" in warnings[0], warnings
     waiting = asyncio.ensure_future(_search_sees(folders, outer))
@@ -135,22 +141,10 @@ async def test_a_search_during_a_re_listing_waits_for_it_and_one_longer_than_the
 async def test_a_keystroke_pending_in_a_folder_being_re_listed_does_not_hold_a_search_past_the_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    outer_root, inner_root = _roots(tmp_path)
-    folders = Folders(cache_dir=None, semantic=False)
-    outer = folders.add(outer_root)
-    await folders.build(outer)
-    release = asyncio.Event()
-    refresh = outer.index.refresh
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
-        return refresh(*args, **kwargs)
-
-    loop = asyncio.get_running_loop()
-    monkeypatch.setattr(outer.index, "refresh", held)
-    folders.add(inner_root)
-    folders.buffer_changed(outer_root / "main.py", "def start_server(port):\n    return bind_socket(port)\n")
+    folders, outer, release = await _held_re_listing(tmp_path, monkeypatch)
+    folders.buffer_changed(outer.index.root / "main.py", "def start_server(port):\n    return bind_socket(port)\n")
     server: Any = SimpleNamespace(folders=folders, settings=SimpleNamespace(index_wait=0.3))
+    loop = asyncio.get_running_loop()
     started = loop.time()
     try:
         warnings, ready = await asyncio.wait_for(wait_and_flush(server, [SimpleNamespace(index=outer.index)]), 5)
