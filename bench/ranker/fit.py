@@ -94,7 +94,9 @@ LEFT_OUT = ("cosine_gap", "cosine_rank")
 against the shortlist's best, and its rank by cosine. Every feature group was switched off in turn, leave-one-project-
 out over the development part, by a rule written before the runs; this one alone raised the criterion, top-1 span and
 MRR@10 (bench/ranker/README.md, 2026-12-06 20:47 UTC on): the cosine itself says it, and the ranks and gaps fitted
-the development projects' own spreads. `cosine_gap` is still computed: an unread candidate's `whole_gap` is it."""
+the development projects' own spreads. `cosine_gap` is still computed: a candidate whose later lines are not read
+has it as its `whole_gap`, so the first look (which reads none) and the candidate model (for the candidates it does not
+read) still weigh the gap through that column; what is left out is the rank, and the gap counted a second time."""
 
 
 def fit(
