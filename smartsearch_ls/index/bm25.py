@@ -11,10 +11,10 @@ query word that names the file or the function is stronger evidence than the sam
 
 An index is pickled (persisted, or sent back by a cold-build worker) as `Packed`: each table's postings laid
 end to end in one buffer, so a hundred thousand terms cost one bytes object instead of a hundred thousand
-array pickles, and absorbing a worker's share shifts every document id in one numpy operation. An index read
-back from disk keeps that buffer and cuts a term's array out of it the first time the term is used
-(`Postings`): a query or an edit touches a few hundred of a large repository's terms, and cutting them all out
-at load cost more than the rest of loading the postings.
+array pickles, and absorbing a worker's share shifts every document id in one numpy operation. An index keeps
+that buffer in memory too, read back from disk or laid out after a build (`Postings.pack`): a query reads its
+terms' postings as views of it, and an edit cuts out an array for the terms it adds to, a few hundred of a large
+repository's hundred thousand.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import threading
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,59 +43,88 @@ on the third; the figures are in bench/README.md)."""
 
 @dataclass(frozen=True, slots=True)
 class PackedTable:
-    """One postings table end to end: `terms[i]`'s int32 values are `flat[ends[i-1]:ends[i]]` (byte offsets)."""
+    """One postings table as pickled: `terms[i]`'s int32 values are `flat[ends[i-1]:ends[i]]` (byte offsets), except
+    where `terms[i]` is "" (a term cut out since the buffer was laid out: its bytes are stale); `cut` holds those
+    terms' postings, and any added since, as arrays."""
 
     terms: list[str]
-    ends: list[int]
+    ends: Sequence[int]
     flat: bytes
+    cut: dict[str, array[int]]
 
     def unpack_into(self, table: Postings, width: int, offset: int) -> None:
-        """Add these postings to `table` with every document id raised by `offset`."""
-        flat = self.flat
-        if offset:
-            values = np.frombuffer(flat, dtype=np.int32).copy()
-            values.reshape(-1, width)[:, 0] += offset
-            flat = values.tobytes()
+        """Add these postings to `table` with every document id raised by `offset` (the buffer's in one numpy
+        operation: a worker's share is all buffer)."""
+        flat = memoryview(_shifted(self.flat, width, offset))
         start = 0
+        pieces: list[tuple[str, bytes | memoryview]] = []
         for term, end in zip(self.terms, self.ends, strict=True):
-            postings = table.get(term)
-            if postings is None:
-                table.arrays[term] = array("i", flat[start:end])
-            else:
-                postings.frombytes(flat[start:end])
+            if term:
+                pieces.append((term, flat[start:end]))
             start = end
+        pieces.extend((term, _shifted(values.tobytes(), width, offset)) for term, values in self.cut.items())
+        for term, values in pieces:
+            postings = table.writable(term)
+            if postings is None:
+                postings = table.arrays[term] = array("i")
+            postings.frombytes(values)
+
+
+def _shifted(values: bytes, width: int, offset: int) -> bytes:
+    """`(document, ...)` int32 rows of `width` with each document id raised by `offset`."""
+    if not offset:
+        return values
+    rows = np.frombuffer(values, dtype=np.int32).copy()
+    rows.reshape(-1, width)[:, 0] += offset
+    return rows.tobytes()
 
 
 class Postings:
-    """One table, term -> `array('i')`: the arrays in use, and the terms of a loaded index not cut out yet.
+    """One table, term -> its postings: one packed buffer laid out end to end, and arrays for the terms cut out of it.
 
-    `get` is the only way to a term's postings, so a term left in the packed buffer is never missed. In a loaded
-    table every miss is settled under a lock of its own (`_cutting`): look-ups that do not hold the index's lock
-    (symbol popularity) may race each other or an edit for the same term, and must find the array another cut,
-    not a term that seems to have no postings. The packed buffer is kept until `compact` needs every array; a
-    persist copies the terms still packed as bytes (`packed`), without cutting them out.
+    A table built by `add` holds arrays alone; `pack` lays them out in one buffer, as a loaded table holds them, so a
+    large repository's hundred thousand terms cost one allocation, not one each with its slack. Reading a term
+    (`get`) never copies: a packed term comes back as a view of the buffer. Writing one (`writable`, for `add`)
+    cuts its array out first; its bytes in the buffer are left stale until the next `pack`. Every cut and every
+    read of the buffer's layout holds a lock of its own (`_cutting`): look-ups that do not hold the index's lock
+    (symbol popularity) may race an edit for the same term, and must find the array the edit cut, not a term that
+    seems to have no postings.
     """
 
-    __slots__ = ("_cutting", "_ends", "_flat", "_loaded", "_spans", "arrays")
+    __slots__ = ("_cutting", "_ends", "_flat", "_spans", "arrays")
 
     def __init__(self, packed: PackedTable | None = None) -> None:
-        self.arrays: dict[str, array[int]] = {}
-        """Terms whose postings are arrays already; `add` appends to them in place."""
+        self.arrays: dict[str, array[int]] = dict(packed.cut) if packed is not None else {}
+        """Terms whose postings are arrays; `add` appends to them in place."""
         self._cutting = threading.Lock()
-        self._loaded = packed is not None
-        self._flat = packed.flat if packed is not None else b""
-        self._ends = array("q", packed.ends if packed is not None else ())
-        """The packed table's `ends`: term number `i`'s bytes end at `_ends[i]` and start where `i - 1`'s end."""
+        self._flat = b""
+        self._ends = array("q")
+        """Packed term number `i`'s bytes end at `_ends[i]` and start where `i - 1`'s end."""
         self._spans: dict[str, int] = {}
-        """The terms not cut out yet, each with its number in the packed table (an int, not a pair of offsets: a
-        root's hundred thousand terms are held here from load on); a term is here or in `arrays`, never both."""
+        """The terms in the buffer, each with its number (an int, not a pair of offsets: a root's hundred thousand
+        terms are held here); a term is here or in `arrays`, never both."""
         if packed is not None:
-            self._spans = {term: number for number, term in enumerate(packed.terms)}
+            self._lay_out(packed.terms, packed.ends, packed.flat)
 
-    def get(self, term: str) -> array[int] | None:
-        """The term's postings, or None when no document has it."""
+    def _lay_out(self, terms: Sequence[str], ends: Sequence[int], flat: bytes) -> None:
+        self._flat, self._ends = flat, array("q", ends)
+        self._spans = {term: number for number, term in enumerate(terms) if term}
+
+    def get(self, term: str) -> array[int] | memoryview | None:
+        """The term's postings (int32 values) to read, not to change, or None when no document has it."""
         found = self.arrays.get(term)
-        if found is None and self._loaded:
+        if found is None and self._spans:
+            with self._cutting:
+                found = self.arrays.get(term)
+                if found is None and (number := self._spans.get(term)) is not None:
+                    return memoryview(self._flat)[self._span(number)].cast("i")
+        return found
+
+    def writable(self, term: str) -> array[int] | None:
+        """The term's postings as an array to append to, cut out of the buffer on first use; None when no document
+        has it."""
+        found = self.arrays.get(term)
+        if found is None and self._spans:
             with self._cutting:
                 found = self.arrays.get(term)
                 if found is None and (number := self._spans.pop(term, None)) is not None:
@@ -105,8 +134,8 @@ class Postings:
     def document_range(self, width: int) -> tuple[int, int] | None:
         """The lowest and highest document id in the table (every `width`-th int32), or None when it is empty."""
         with self._cutting:
-            flat = b"".join([self._flat, *self.arrays.values()])
-        documents = np.frombuffer(flat, dtype=np.int32)[::width]
+            pieces = [*self._packed_pieces(), *self.arrays.values()]
+        documents = np.frombuffer(b"".join(pieces), dtype=np.int32)[::width]
         return (int(documents.min()), int(documents.max())) if len(documents) else None
 
     def unpack_all(self) -> dict[str, array[int]]:
@@ -114,20 +143,39 @@ class Postings:
         with self._cutting:
             for term, number in self._spans.items():
                 self.arrays[term] = array("i", self._flat[self._span(number)])
-            self._spans, self._flat, self._ends = {}, b"", array("q")
+            self._lay_out((), (), b"")
         return self.arrays
 
-    def packed(self) -> PackedTable:
-        """The whole table end to end, for pickling: arrays as they are, terms still packed copied as bytes.
-
-        The caller holds the index's lock, as `RootIndex.persist` does: the arrays are measured and joined after
-        `_cutting` is released, and an `add` meanwhile would grow them between the two."""
+    def pack(self) -> None:
+        """Lay every term's postings out end to end in one buffer (a copy of them all: after a build or a
+        compaction, not per edit)."""
         with self._cutting:
-            flat = memoryview(self._flat)
-            pieces = [*self.arrays.values(), *(flat[self._span(number)] for number in self._spans.values())]
-            terms = [*self.arrays, *self._spans]
-        ends = np.cumsum([len(piece) * piece.itemsize for piece in pieces], dtype=np.int64).tolist()
-        return PackedTable(terms, ends, b"".join(pieces))
+            terms = [*self._spans, *self.arrays]
+            pieces = [*self._packed_pieces(), *self.arrays.values()]
+            ends = np.cumsum([len(piece) * piece.itemsize for piece in pieces], dtype=np.int64).tolist()
+            self._lay_out(terms, ends, b"".join(pieces))
+            self.arrays = {}
+
+    def packed(self) -> PackedTable:
+        """The table as pickled. A table that was never laid out (a worker's share) joins its arrays into one
+        buffer; any other shares its buffer and arrays as they are, copying neither.
+
+        The caller holds the index's lock, as `RootIndex.persist` does: nothing may change the arrays while they
+        are pickled."""
+        with self._cutting:
+            if not self._ends:
+                pieces = list(self.arrays.values())
+                ends = np.cumsum([len(piece) * piece.itemsize for piece in pieces], dtype=np.int64).tolist()
+                return PackedTable(list(self.arrays), ends, b"".join(pieces), {})
+            terms = [""] * len(self._ends)
+            for term, number in self._spans.items():
+                terms[number] = term
+            return PackedTable(terms, self._ends, self._flat, dict(self.arrays))
+
+    def _packed_pieces(self) -> list[memoryview]:
+        """The postings still in the buffer, in the order of `_spans` (under `_cutting`)."""
+        flat = memoryview(self._flat)
+        return [flat[self._span(number)] for number in self._spans.values()]
 
     def _span(self, number: int) -> slice:
         """Where packed term `number`'s postings lie in `_flat`."""
@@ -162,7 +210,7 @@ class Bm25Index:
     def add(self, body: Mapping[str, int], meta: Iterable[str]) -> int:
         """Index a document; returns its id."""
         doc = len(self.lengths)
-        arrays, find = self.body.arrays, self.body.get
+        arrays, find = self.body.arrays, self.body.writable
         for term, frequency in body.items():
             found = arrays.get(term) or find(term)  # a dict look-up first: `add` runs per term of every snippet
             if found is None:
@@ -171,7 +219,7 @@ class Bm25Index:
                 found.append(doc)
                 found.append(frequency)
         for term in meta:
-            found = self.meta.get(term)
+            found = self.meta.writable(term)
             if found is None:
                 self.meta.arrays[term] = array("i", (doc,))
             else:
@@ -251,7 +299,13 @@ class Bm25Index:
                     arrays[term] = array("i", kept.tobytes())
                 else:
                     del arrays[term]
+            table.pack()
         self.stale = 0
+
+    def pack(self) -> None:
+        """Lay both tables out in one buffer each (`Postings.pack`): after building many documents."""
+        self.body.pack()
+        self.meta.pack()
 
     def frequency(self, term: str) -> int:
         """How many snippets hold `term` in their body (retired ones included until a compaction drops them)."""

@@ -339,6 +339,16 @@ def postings_entries(index: RootIndex) -> int:
     return sum(len(values) for table in tables for values in table.values())
 
 
+def test_a_built_index_holds_its_postings_as_a_loaded_one_does(project: Path) -> None:
+    """A cold build left one array per term (a hundred thousand allocations on a large root) where a load holds
+    one buffer: the same root cost more memory built than restarted."""
+    index = RootIndex(project)
+    index.refresh()
+    assert index.bm25.body.arrays == {} and index.bm25.meta.arrays == {}
+    found = shortlist([Scope(index)], "expired session", 5)
+    assert found.candidates and index.bm25.body.arrays == {}  # a search reads the buffer, cutting nothing out
+
+
 def test_typing_in_a_buffer_does_not_grow_the_postings_for_good(project: Path) -> None:
     """Each edit retires every snippet of the file; 2,000 edits of one buffer grew the server by ~60 MB."""
     index = RootIndex(project)

@@ -121,19 +121,21 @@ def test_a_pickled_index_scores_the_same_retired_documents_included() -> None:
     assert copy.add(text_terms("expired session"), set()) == index.add(text_terms("expired session"), set())
 
 
-def test_a_loaded_index_cuts_terms_out_when_used_and_then_behaves_as_the_original() -> None:
+def test_a_loaded_index_reads_without_copying_and_cuts_out_only_what_an_edit_adds_to() -> None:
     index = _index(DOCS)
     loaded = pickle.loads(pickle.dumps(index))
-    assert loaded.body.arrays == {}  # nothing cut out of the packed buffer yet
     weights = query_weights(QUERIES[0])
     assert loaded.scores(weights).tolist() == index.scores(weights).tolist()
-    assert 0 < len(loaded.body.arrays) < len(index.body.arrays)  # only the query's terms
+    assert loaded.body.arrays == {} and loaded.meta.arrays == {}  # read as views of the packed buffer
 
     for copy in (index, loaded):  # the same edits on both: new terms, known terms, a retirement, compaction
         copy.add(text_terms("expired session token refresh"), {"auth", "refresh"})
+        if copy is loaded:
+            assert set(loaded.body.arrays) == set(text_terms("expired session token refresh"))
         copy.retire(0)
         copy.retire(1)
         copy.compact()
+    assert loaded.body.arrays == {}  # compaction lays the postings out again
     assert loaded.body.unpack_all() == index.body.unpack_all()
     assert loaded.meta.unpack_all() == index.meta.unpack_all()
     again = pickle.loads(pickle.dumps(loaded))
@@ -141,15 +143,29 @@ def test_a_loaded_index_cuts_terms_out_when_used_and_then_behaves_as_the_origina
         assert again.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
 
 
-def test_a_loaded_index_persists_without_cutting_its_terms_out() -> None:
+def test_an_edited_loaded_index_persists_its_buffer_and_its_cut_terms() -> None:
     index = _index(DOCS)
     loaded = pickle.loads(pickle.dumps(index))
-    loaded.scores(query_weights(QUERIES[0]))
-    cut = len(loaded.body.arrays)
+    for copy in (index, loaded):
+        copy.add(text_terms("expired session token"), {"auth"})  # grows terms that are in the packed buffer
+    packed = loaded.body.packed()
+    assert packed.flat is loaded.body.packed().flat  # shared, not joined anew
+    assert set(packed.cut) == set(text_terms("expired session token"))
     again = pickle.loads(pickle.dumps(loaded))  # what a persist writes
-    assert len(loaded.body.arrays) == cut
-    for query in QUERIES:
+    for query in [*QUERIES, "expired session token"]:
         assert again.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
+    assert again.body.unpack_all() == index.body.unpack_all()
+
+
+def test_a_packed_index_scores_and_grows_as_before() -> None:
+    index, packed = _index(DOCS), _index(DOCS)
+    packed.pack()
+    assert packed.body.arrays == {} and packed.meta.arrays == {}
+    for copy in (index, packed):
+        copy.add(text_terms("expired session token"), {"auth"})
+    for query in [*QUERIES, "expired session token"]:
+        assert packed.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
+    assert packed.body.unpack_all() == index.body.unpack_all()
 
 
 def test_empty_tables_load_back() -> None:
