@@ -85,8 +85,37 @@ def quality_section(quality: dict[str, Any]) -> list[str]:
                 + f" | {_fmt(row.get('seconds'))} |"
             )
         lines.append("")
+        lines += language_table(data.get("by_language", {}))
         lines += verdicts(name, data)
         lines.append("")
+    return lines
+
+
+def language_table(by_language: dict[str, Any]) -> list[str]:
+    """MRR@10 (top-1 span) of the language-by-language rows; the held-out part has one project per language, so
+    each of its cells is one project's."""
+    if not by_language:
+        return []
+    configs = list(dict.fromkeys(c for entry in by_language.values() for c in entry["rows"]))
+    lines = [
+        "By language, MRR@10 (top-1 span in brackets); `negatives empty` is the judge's, at its threshold:",
+        "",
+        "| language | projects | positives | "
+        + " | ".join(ROW_NAMES.get(c, c) for c in configs)
+        + " | negatives empty |",
+        "| --- | --- | ---: | " + " | ".join("---:" for _ in configs) + " | ---: |",
+    ]
+    for language, entry in by_language.items():
+        rows = entry["rows"]
+        first = rows[configs[0]]
+        cells = [f"{_fmt(rows[c].get('mrr@10'))} ({_fmt(rows[c].get('top1_span'))})" for c in configs]
+        negatives = _fmt(first.get("negatives_empty")) if first.get("negatives") else "–"
+        lines.append(
+            f"| {language} | {', '.join(entry['projects'])} | {first.get('positives')} | "
+            + " | ".join(cells)
+            + f" | {negatives} |"
+        )
+    lines.append("")
     return lines
 
 

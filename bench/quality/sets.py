@@ -13,7 +13,8 @@ questions may be read to check a gold span, never to choose a feature, a weight 
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections import Counter
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from bench.quality.metrics import QueryCase, load_cases
@@ -85,6 +86,23 @@ def corpus_file(corpus: str) -> Path:
 def behavior_cases(part: Part = "all") -> list[QueryCase]:
     """The questions of a part, project by project in the part's order."""
     return [case for corpus in PARTS[part] for case in load_cases(corpus_file(corpus))]
+
+
+LANGUAGE_OF_SUFFIX = {
+    ".py": "Python", ".js": "JavaScript", ".ts": "TypeScript", ".go": "Go", ".rs": "Rust", ".rb": "Ruby",
+}  # fmt: skip
+
+
+def project_languages(cases: list[QueryCase]) -> dict[str, str]:
+    """Each project's language: the one most of its answers' files are written in (a negative has no answer, so
+    the language is the project's, not the question's). Read off the gold spans rather than kept by hand, so a new
+    project needs no entry."""
+    counts: dict[str, Counter[str]] = {}
+    for case in cases:
+        for path, _, _ in case.gold:
+            language = LANGUAGE_OF_SUFFIX.get(PurePosixPath(path).suffix, "other")
+            counts.setdefault(case.corpus, Counter())[language] += 1
+    return {corpus: found.most_common(1)[0][0] for corpus, found in counts.items()}
 
 
 def near_miss_cases() -> list[QueryCase]:

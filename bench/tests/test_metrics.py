@@ -107,3 +107,24 @@ def test_files_round_trip_and_peer_reports_load(tmp_path):
     loaded = load_results(peer_path)
     assert loaded[("c", "q")].shortlist == (("a.py", 9, 9),)
     assert evaluate(cases, loaded).top1_span == 0.0
+
+
+def test_each_language_is_scored_on_its_own_projects_questions_and_reported():
+    from bench import report, suite
+
+    cases = [
+        QueryCase("go-lib", "parse a flag", (("flag.go", 1, 5),)),
+        QueryCase("go-lib", "a behavior it lacks", ()),
+        QueryCase("py-lib", "render a table", (("table.py", 10, 20),)),
+    ]
+    hit, miss, empty = QueryResult((("flag.go", 2, 3),)), QueryResult((("other.py", 1, 2),)), QueryResult(())
+    table_hit = QueryResult((("table.py", 15, 16),))
+    results = {"ours-hybrid+local": [hit, empty, miss], "bm25-code (rank-bm25)": [miss, hit, table_hit]}
+    found = suite.by_language(cases, results, candidates=128)
+    assert found["Go"]["projects"] == ["go-lib"] and found["Python"]["projects"] == ["py-lib"]
+    assert found["Go"]["rows"]["ours-hybrid+local"]["mrr@10"] == 1.0
+    assert found["Go"]["rows"]["ours-hybrid+local"]["negatives_empty"] == 1.0
+    assert found["Python"]["rows"]["ours-hybrid+local"]["mrr@10"] == 0.0
+    assert found["Python"]["rows"]["bm25-code (rank-bm25)"]["mrr@10"] == 1.0
+    table = report.language_table(found)
+    assert any(line.startswith("| Go | go-lib | 1 | 1.00 (1.00) | 0.00 (0.00) | 1.00 |") for line in table), table

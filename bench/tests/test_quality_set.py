@@ -3,12 +3,11 @@ their gold spans and closest code checked against the corpora when prepared (`be
 
 import json
 from collections import Counter
-from pathlib import PurePosixPath
 
 import pytest
 
 from bench import corpora
-from bench.quality.metrics import load_cases
+from bench.quality.metrics import QueryCase, load_cases
 from bench.quality.sets import (
     BEHAVIOR_DIR,
     DEVELOPMENT,
@@ -21,13 +20,12 @@ from bench.quality.sets import (
     corpus_file,
     matched_absence_cases,
     near_miss_cases,
+    project_languages,
     transplanted_cases,
 )
 from bench.tests.spans import check_closest, check_gold_spans
 from bench.tests.transplanted import check_against_code, check_records
 from tests.support.prerequisites import require
-
-LANGUAGES = {".py": "Python", ".ts": "TypeScript", ".js": "JavaScript", ".go": "Go", ".rs": "Rust", ".rb": "Ruby"}
 
 
 def test_parts_are_disjoint_and_cover_every_file():
@@ -42,8 +40,9 @@ def test_set_size_and_shape():
     negatives = [c for c in cases if c.negative]
     assert len(positives) >= 200 and len(negatives) >= 40
     assert len({c.corpus for c in cases}) >= 8
-    languages = {LANGUAGES.get(PurePosixPath(p).suffix) for c in positives for p, _, _ in c.gold}
-    assert len(languages - {None}) >= 4
+    languages = project_languages(cases)
+    assert languages.keys() == {c.corpus for c in cases}  # every project has answerable questions
+    assert len(set(languages.values()) - {"other"}) >= 4
     assert max(Counter(c.key for c in cases).values()) == 1, "duplicate query"
     for case in positives:
         for path, start, end in case.gold:
@@ -55,6 +54,17 @@ def test_gold_spans_match_the_corpus(corpus):
     if not corpora.is_prepared(corpora.CORPORA[corpus]):
         require("corpus not prepared: python -m bench prepare --quality")
     check_gold_spans(corpora.CORPORA[corpus].root, load_cases(corpus_file(corpus)))
+
+
+def test_a_project_has_the_language_of_most_of_its_answers_files_and_its_negatives_share_it():
+    cases = [
+        QueryCase("a", "parse it", (("src/parse.rs", 1, 2),)),
+        QueryCase("a", "build it", (("build.py", 1, 2),)),
+        QueryCase("a", "load it", (("src/load.rs", 1, 2),)),
+        QueryCase("a", "absent behavior", ()),
+        QueryCase("b", "render it", (("lib/render.rb", 3, 4),)),
+    ]
+    assert project_languages(cases) == {"a": "Rust", "b": "Ruby"}
 
 
 def test_near_misses_are_negatives_of_the_development_projects_only():
