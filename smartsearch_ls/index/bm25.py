@@ -132,10 +132,11 @@ class Postings:
         return found
 
     def document_range(self, width: int) -> tuple[int, int] | None:
-        """The lowest and highest document id in the table (every `width`-th int32), or None when it is empty."""
+        """The lowest and highest document id in the table (every `width`-th int32), or None when it is empty; the
+        buffer's stale bytes count too (ids only grow, so they are within the range of the ids in use)."""
         with self._cutting:
-            pieces = [*self._packed_pieces(), *self.arrays.values()]
-        documents = np.frombuffer(b"".join(pieces), dtype=np.int32)[::width]
+            flat = b"".join([self._flat, *self.arrays.values()])
+        documents = np.frombuffer(flat, dtype=np.int32)[::width]
         return (int(documents.min()), int(documents.max())) if len(documents) else None
 
     def unpack_all(self) -> dict[str, array[int]]:
