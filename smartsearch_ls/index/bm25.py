@@ -94,8 +94,9 @@ class Postings:
     __slots__ = ("_cutting", "_ends", "_flat", "_spans", "arrays")
 
     def __init__(self, packed: PackedTable | None = None) -> None:
-        self.arrays: dict[str, array[int]] = dict(packed.cut) if packed is not None else {}
-        """Terms whose postings are arrays; `add` appends to them in place."""
+        self.arrays: dict[str, array[int]] = {t: array("i", v) for t, v in (packed.cut if packed else {}).items()}
+        """Terms whose postings are arrays; `add` appends to them in place (copies of the table's it was made from:
+        an index copied through its pickled form must not grow the original's)."""
         self._cutting = threading.Lock()
         self._flat = b""
         self._ends = array("q")
@@ -148,14 +149,54 @@ class Postings:
         return self.arrays
 
     def pack(self) -> None:
-        """Lay every term's postings out end to end in one buffer (a copy of them all: after a build or a
-        compaction, not per edit)."""
+        """Lay every term's postings out end to end in one buffer (a copy of them all: after a build, not per
+        edit)."""
         with self._cutting:
             terms = [*self._spans, *self.arrays]
             pieces = [*self._packed_pieces(), *self.arrays.values()]
             ends = np.cumsum([len(piece) * piece.itemsize for piece in pieces], dtype=np.int64).tolist()
             self._lay_out(terms, ends, b"".join(pieces))
             self.arrays = {}
+
+    def worth_packing(self) -> bool:
+        """Whether the arrays cut out are a quarter of the terms or more (a build's are all of them): fewer are
+        left for the next compaction, which lays the table out anyway, rather than copying every term for them."""
+        return len(self.arrays) * 4 >= len(self._spans) + len(self.arrays) > 0
+
+    def compact(self, alive: npt.NDArray[np.bool_], width: int) -> None:
+        """Keep the postings of `alive` documents only (rows of `width` int32 values, the document first), laid out
+        in one buffer: the buffer's rows filtered in one numpy pass, the few arrays cut out of it one by one."""
+        with self._cutting:
+            terms, counts, pieces = self._kept_packed(alive, width)
+            for term, values in self.arrays.items():
+                rows = np.frombuffer(values, dtype=np.int32).reshape(-1, width)
+                kept = rows[alive[rows[:, 0]]]
+                if len(kept):
+                    terms.append(term)
+                    counts.append(len(kept))
+                    pieces.append(kept)
+            sizes = np.array(counts, dtype=np.int64) * (width * 4)
+            self._lay_out(terms, np.cumsum(sizes).tolist(), b"".join(memoryview(p).cast("B") for p in pieces))
+            self.arrays = {}
+
+    def _kept_packed(
+        self, alive: npt.NDArray[np.bool_], width: int
+    ) -> tuple[list[str], list[int], list[npt.NDArray[np.int32]]]:
+        """The buffer's terms that keep a row, their rows kept, and those rows (one array), under `_cutting`."""
+        if not self._spans:
+            return [], [], []
+        rows = np.frombuffer(self._flat, dtype=np.int32).reshape(-1, width)
+        ends = np.frombuffer(self._ends, dtype=np.int64) // (4 * width)
+        starts = np.concatenate(([0], ends[:-1]))
+        numbers = np.fromiter(self._spans.values(), dtype=np.int64, count=len(self._spans))
+        bounds = np.zeros(len(rows) + 1, dtype=np.int64)  # +1 where a term still in the buffer starts, -1 where it ends
+        np.add.at(bounds, starts[numbers], 1)
+        np.add.at(bounds, ends[numbers], -1)
+        keep = (np.cumsum(bounds[:-1]) > 0) & alive[rows[:, 0]]  # stale bytes of cut terms go too
+        before = np.concatenate(([0], np.cumsum(keep)))
+        counts = before[ends[numbers]] - before[starts[numbers]]
+        terms = [term for term, count in zip(self._spans, counts.tolist(), strict=True) if count]
+        return terms, counts[counts > 0].tolist(), [rows[keep]]
 
     def packed(self) -> PackedTable:
         """The table as pickled. A table that was never laid out (a worker's share) joins its arrays into one
@@ -245,7 +286,8 @@ class Bm25Index:
         return len(self.lengths) - self.live
 
     def packed(self) -> Packed:
-        """This index as flat values (the postings are copied; lengths and flags are shared, not copied).
+        """This index as flat values (the postings' buffers, cut arrays, lengths and flags shared, not copied; a
+        table never laid out joins its arrays).
 
         Under the index's lock, like every change to the index (see `Postings.packed`)."""
         return Packed(self.body.packed(), self.meta.packed(), self.lengths, self.alive, self.live, self.live_length)
@@ -255,7 +297,7 @@ class Bm25Index:
 
     def __setstate__(self, state: Packed) -> None:
         self.__init__()  # type: ignore[misc]
-        self.body, self.meta = Postings(state.body), Postings(state.meta)  # cut out term by term, when used
+        self.body, self.meta = Postings(state.body), Postings(state.meta)  # read as views of the buffers
         self.lengths, self.alive = array("f", state.lengths), bytearray(state.alive)  # `packed()` shares them
         self.live, self.live_length = state.live, state.live_length
         self.stale = self.retired  # not persisted: at worst the first compaction comes early
@@ -289,24 +331,18 @@ class Bm25Index:
         return None
 
     def compact(self) -> None:
-        """Drop retired documents from the postings (ids stay stable); worth it once they are many."""
+        """Drop retired documents from the postings (ids stay stable), laying each table out in one buffer; worth
+        it once they are many."""
         alive = np.frombuffer(self.alive, dtype=np.uint8).astype(bool)
-        for table, width in ((self.body, 2), (self.meta, 1)):
-            arrays = table.unpack_all()
-            for term in list(arrays):
-                pairs = np.frombuffer(arrays[term], dtype=np.int32).reshape(-1, width)
-                kept = pairs[alive[pairs[:, 0]]]
-                if len(kept):
-                    arrays[term] = array("i", kept.tobytes())
-                else:
-                    del arrays[term]
-            table.pack()
+        self.body.compact(alive, 2)
+        self.meta.compact(alive, 1)
         self.stale = 0
 
-    def pack(self) -> None:
-        """Lay both tables out in one buffer each (`Postings.pack`): after building many documents."""
-        self.body.pack()
-        self.meta.pack()
+    def pack_if_worth_it(self) -> None:
+        """Lay each table out in one buffer (`Postings.pack`) where many of its terms are arrays: after a build."""
+        for table in (self.body, self.meta):
+            if table.worth_packing():
+                table.pack()
 
     def frequency(self, term: str) -> int:
         """How many snippets hold `term` in their body (retired ones included until a compaction drops them)."""

@@ -182,9 +182,9 @@ class RootIndex:
                     chunked += self.read_into_index(path)
                     if progress is not None and (done % 50 == 0 or done == len(stale)):
                         progress(done, len(stale))
-        if stale:
-            with self.lock:  # the postings as a loaded index holds them, not one array a term
-                self.bm25.pack()
+        if chunked:
+            with self.lock:  # a build's postings as a loaded index holds them, not one array a term
+                self.bm25.pack_if_worth_it()
         lines = sum(e.lines for e in self.files.values())
         if lines > MAX_LINES:
             raise CapExceeded(

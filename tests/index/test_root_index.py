@@ -349,6 +349,23 @@ def test_a_built_index_holds_its_postings_as_a_loaded_one_does(project: Path) ->
     assert found.candidates and index.bm25.body.arrays == {}  # a search reads the buffer, cutting nothing out
 
 
+def test_a_refresh_that_re_reads_a_few_files_leaves_the_buffer_as_it_is(project: Path) -> None:
+    """Laying the postings out copies all of them: after a build, not for one file changed on disk."""
+    for i in range(12):  # enough other words that one file's are a small share of them
+        words = " + ".join(f"value_{i}_{j}" for j in range(20))
+        (project / f"extra_{i}.py").write_text(f"def total_{i}(value_{i}_0):\n    return {words}\n")
+    index = RootIndex(project)
+    index.refresh()
+    buffer = index.bm25.body.packed().flat
+    path = project / "auth" / "sessions.py"
+    path.write_text(path.read_text() + "\ndef revoke_all_tokens(store):\n    store.clear()\n")
+    assert index.refresh().chunked == 1
+    assert index.bm25.body.packed().flat is buffer and index.bm25.body.arrays  # the edit's terms cut out, no more
+    assert [c.snippet.symbol for c in shortlist([Scope(index)], "revoke all tokens", 1).candidates] == [
+        "revoke_all_tokens"
+    ]
+
+
 def test_typing_in_a_buffer_does_not_grow_the_postings_for_good(project: Path) -> None:
     """Each edit retires every snippet of the file; 2,000 edits of one buffer grew the server by ~60 MB."""
     index = RootIndex(project)

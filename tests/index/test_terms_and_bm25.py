@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import random
 import sys
 import threading
 
@@ -159,13 +160,44 @@ def test_an_edited_loaded_index_persists_its_buffer_and_its_cut_terms() -> None:
 
 def test_a_packed_index_scores_and_grows_as_before() -> None:
     index, packed = _index(DOCS), _index(DOCS)
-    packed.pack()
+    packed.pack_if_worth_it()  # built by `add`: every term an array
     assert packed.body.arrays == {} and packed.meta.arrays == {}
     for copy in (index, packed):
         copy.add(text_terms("expired session token"), {"auth"})
     for query in [*QUERIES, "expired session token"]:
         assert packed.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
     assert packed.body.unpack_all() == index.body.unpack_all()
+
+
+def test_compacting_a_loaded_edited_index_keeps_exactly_the_live_postings() -> None:
+    """Compaction filters the buffer in one pass, the cut arrays apart, and drops the stale bytes of cut terms:
+    after each of many seeded edits it holds what an index that was never packed holds."""
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(40)]
+    reference, loaded = _index(DOCS), pickle.loads(pickle.dumps(_index(DOCS)))
+    for _ in range(60):
+        action = rng.random()
+        if action < 0.5:
+            text = " ".join(rng.choices(words, k=rng.randint(1, 8)))
+            meta = set(rng.choices(words, k=2))
+            assert reference.add(text_terms(text), meta) == loaded.add(text_terms(text), meta)
+        elif action < 0.8 and reference.live:
+            doc = rng.choice([d for d in range(len(reference.lengths)) if reference.alive[d]])
+            reference.retire(doc)
+            loaded.retire(doc)
+        elif action < 0.9:
+            loaded = pickle.loads(pickle.dumps(loaded))
+        else:
+            loaded.compact()
+            assert loaded.body.arrays == {} and loaded.meta.arrays == {}
+            assert loaded.postings_problem() is None
+        for query in ("w1 w2 w3", "expired session", "w7"):
+            assert loaded.scores(query_weights(query)).tolist() == reference.scores(query_weights(query)).tolist()
+    alive = [d for d in range(len(reference.lengths)) if reference.alive[d]]
+    loaded.compact()
+    for table in (loaded.body, loaded.meta):
+        for term, values in table.unpack_all().items():
+            assert values and all(doc in alive for doc in values[:: 2 if table is loaded.body else 1]), term
 
 
 def test_empty_tables_load_back() -> None:
