@@ -65,11 +65,15 @@ def vectors_valid_for() -> str:
     return f"{weights.MODEL_SHA256}/{MAX_TOKENS}/{BATCH_SIZE}"
 
 
-VECTORS_FORMAT = 7
+VECTORS_FORMAT = 8
 """The format of the persisted vectors (`store`'s header). The file holds keys, a matrix and lists of keys, none of
 the index's classes, so it keeps its own number: a change to how the index is persisted (`store.FORMAT`) leaves
 a root's vectors valid, which a large root would otherwise re-embed for many CPU-minutes. Bump it when this file's
-payload changes shape; what its vectors are valid for is `vectors_valid_for()`."""
+payload changes shape (8: the matrix follows the pickles raw, `store.Matrix`), and keep the formats it can still
+read in `READABLE_VECTORS_FORMATS`; what its vectors are valid for is `vectors_valid_for()`."""
+
+READABLE_VECTORS_FORMATS = (7,)
+"""Older formats whose vectors still load (7: the matrix pickled whole), so an upgrade does not embed anew."""
 
 NO_ROW, RETIRED, NO_READING = -1, -2, -3
 """Row values of a doc without a vector: one still waiting, one retired (so `pending` need not look), and (a
@@ -110,6 +114,10 @@ class Reading:
 def dense_path(cache_dir: Path, root: Path) -> Path:
     """Where the vectors of `root` are kept: named like its index file, in a `dense/` folder."""
     return cache_dir / "dense" / store.index_path(cache_dir, root).name
+
+
+def _no_rows(count: int) -> npt.NDArray[np.float16]:
+    raise ValueError("a pickled matrix has no rows to read after it")
 
 
 class DenseIndex:
@@ -314,27 +322,58 @@ class DenseIndex:
         """Adopt the persisted vectors of this root (those of snippets still live are used; the rest wait)."""
         if self.index.cache_dir is None:
             return False
-        payload = store.load(dense_path(self.index.cache_dir, self.index.root), version=VECTORS_FORMAT)
-        if (
-            payload is None
-            or payload.get("root") != str(self.index.root)
-            or payload.get("vectors") != vectors_valid_for()
-        ):
+        payload = store.load(
+            dense_path(self.index.cache_dir, self.index.root),
+            version=VECTORS_FORMAT,
+            older=READABLE_VECTORS_FORMATS,
+            read_matrix=self._rows_from,
+        )
+        if payload is None:
             return False
-        keys, matrix = payload["keys"], payload["matrix"]
-        if not isinstance(matrix, np.ndarray) or matrix.shape != (len(keys), DIMENSIONS):
+        held = payload.get("matrix")
+        if isinstance(held, np.ndarray):  # a file of an older format: the matrix came pickled whole
+            held = self._rows_from(payload, held, _no_rows)
+        if not isinstance(held, tuple):
             return False
         with self._lock:
-            suffixes = tuple(reading.key("") for reading in self._readings)
-            read = np.fromiter((key.endswith(suffixes) for key in keys), dtype=bool, count=len(keys))
-            self._code.adopt([key for key, r in zip(keys, read, strict=True) if not r], matrix, np.flatnonzero(~read))
-            self._read.adopt([key for key, r in zip(keys, read, strict=True) if r], matrix, np.flatnonzero(read))
+            self._code, self._read = held
             self._doc_rows[:] = NO_ROW
             for reading in self._readings:
                 reading.nothing = set(payload.get(reading.kind.persisted_as, []))
                 reading.rows = np.where(self._doc_prose, NO_READING, NO_ROW).astype(np.int64)
             self._sync_rows(np.arange(len(self._doc_keys), dtype=np.int64))
         return True
+
+    def _rows_from(
+        self, payload: dict[str, object], matrix: store.Matrix | npt.NDArray[np.float16], next_rows: store.NextRows
+    ) -> tuple[VectorRows, VectorRows] | None:
+        """The persisted vectors of this root as the rows of its code and of its readings, read a chunk at a time
+        (a file of an older format holds them pickled: `matrix` is then the array itself); None, reading nothing
+        more, when they are of another root or model or not of the shape their keys say."""
+        keys = payload.get("keys")
+        shape = matrix.shape
+        if (
+            payload.get("root") != str(self.index.root)
+            or payload.get("vectors") != vectors_valid_for()
+            or not isinstance(keys, list)
+            or shape != (len(keys), DIMENSIONS)
+        ):
+            if isinstance(matrix, store.Matrix):
+                next_rows(shape[0])  # the reader must reach the file's end; its rows are not kept
+            return None
+        suffixes = tuple(reading.key("") for reading in self._readings)
+        read = np.fromiter((key.endswith(suffixes) for key in keys), dtype=bool, count=len(keys))
+        code, reads = VectorRows(np.float32), VectorRows(np.float16)
+        code_rows = code.fill([key for key, r in zip(keys, read, strict=True) if not r])
+        read_rows = reads.fill([key for key, r in zip(keys, read, strict=True) if r])
+        code_at, read_at = np.cumsum(~read) - 1, np.cumsum(read) - 1
+        for start in range(0, len(keys), store.MATRIX_CHUNK_ROWS):
+            end = min(start + store.MATRIX_CHUNK_ROWS, len(keys))
+            rows = matrix[start:end] if isinstance(matrix, np.ndarray) else next_rows(end - start)
+            chunk = read[start:end]
+            code_rows[code_at[start:end][~chunk]] = rows[~chunk]
+            read_rows[read_at[start:end][chunk]] = rows[chunk]
+        return code, reads
 
     def persist(self, *, only_if_changed: bool = False) -> bool:
         """Save the vectors of live snippets for the next process, first recycling rows no live snippet uses.

@@ -16,7 +16,9 @@ which leaves alone the one another process on the same cache is writing.
 A payload's lists and dicts are written as a run of separate pickles of `PART_ITEMS` items (`Parts`), after the
 payload's other values: one pickle of the whole payload kept a memo entry for every object it wrote, hundreds of
 thousands on a large root, at the moment the server had just built the index and held the most. A file written as
-one pickle (before parts) loads as before.
+one pickle (before parts) loads as before. A payload's arrays (a root's vectors) follow the pickles as raw rows
+(`Matrix`), which a load hands to the caller a chunk at a time (`MatrixReader`): unpickled whole, they were a copy as
+large as the file held beside the arrays the caller fills from it, at the moment a restart peaked.
 """
 
 from __future__ import annotations
@@ -29,9 +31,13 @@ import stat
 import tempfile
 import time
 import zlib
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import numpy as np
+import numpy.typing as npt
 
 from smartsearch_ls.index.gc_pause import gc_paused
 
@@ -53,6 +59,9 @@ CHECKSUM_CHUNK = 1 << 20
 
 PART_ITEMS = 512
 """Items of a list, or pairs of a dict, pickled together: the memo a pickle keeps is as large as one part."""
+
+MATRIX_CHUNK_ROWS = 1024
+"""Rows of a `Matrix` written, or handed to a `MatrixReader`, at a time."""
 
 _MAGIC = b"smartsearch-index"
 """Followed by a space, the format version and a line end, then the payload's checksum on the second line."""
@@ -77,13 +86,35 @@ def index_path(cache_dir: Path, root: Path) -> Path:
     return cache_dir / "index" / f"{root.name or 'root'}-{key}.pickle"
 
 
+@dataclass(frozen=True, slots=True)
+class Matrix:
+    """Stands in the pickle for a 2-D array of the payload, whose rows follow the pickles raw, in C order."""
+
+    shape: tuple[int, int]
+    dtype: str
+    """numpy's `dtype.str`, byte order included."""
+
+
+NextRows = Callable[[int], npt.NDArray[Any]]
+"""The next `count` rows of a `Matrix` being read, as an array of them (a fresh chunk each call)."""
+
+MatrixReader = Callable[[dict[str, Any], Matrix, NextRows], Any]
+"""What becomes of a `Matrix` of the payload on load: called with the payload read so far (every value but the
+matrices), the matrix's shape and a `NextRows` that must be read to the last row; returns the payload's value."""
+
+
+def whole_matrix(payload: dict[str, Any], matrix: Matrix, next_rows: NextRows) -> npt.NDArray[Any]:
+    """The default `MatrixReader`: the array itself."""
+    return next_rows(matrix.shape[0])
+
+
 def save(path: Path, payload: dict[str, Any], *, version: int = FORMAT) -> bool:
     """Write atomically; False (and a log line) when the cache cannot be written. `version`: the payload's format,
     the index's unless it is a file of another shape (`dense.VECTORS_FORMAT`).
 
     The payload is pickled straight into the file, hashed on the way, and the header is written over a
     placeholder of the same length at the end: pickling into memory first held a second copy of the whole
-    index at the moment the server had just finished building it.
+    index at the moment the server had just finished building it. Its 2-D arrays are written after it, raw.
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,7 +123,14 @@ def save(path: Path, payload: dict[str, Any], *, version: int = FORMAT) -> bool:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(header(b"", version))  # placeholder: every header of this version has the same length
                 hashing = _HashingWriter(handle)
-                _dump_in_parts(payload, hashing)
+                matrices = {key: value for key, value in payload.items() if isinstance(value, np.ndarray)}
+                skeleton = {
+                    key: Matrix(value.shape, value.dtype.str) if key in matrices else value
+                    for key, value in payload.items()
+                }
+                _dump_in_parts(skeleton, hashing)
+                for matrix in matrices.values():
+                    _write_rows(np.ascontiguousarray(matrix), hashing)
                 handle.seek(0)
                 handle.write(_header_line(version, hashing.checksum))
             os.replace(temporary, path)
@@ -124,6 +162,38 @@ def _dump_in_parts(payload: dict[str, Any], sink: _HashingWriter) -> None:
             pickle.dump(items[start : start + PART_ITEMS], sink, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def _write_rows(matrix: npt.NDArray[Any], sink: _HashingWriter) -> None:
+    if matrix.ndim != 2:
+        raise ValueError(f"only 2-D arrays are persisted raw, not shape {matrix.shape}")
+    for start in range(0, len(matrix), MATRIX_CHUNK_ROWS):
+        sink.write(memoryview(matrix[start : start + MATRIX_CHUNK_ROWS]).cast("B"))
+
+
+def _read_matrices(payload: dict[str, Any], handle: BinaryIO, reader: MatrixReader) -> None:
+    """Replace each `Matrix` of the payload, in order, by what `reader` makes of its rows read from `handle`."""
+    for key, value in payload.items():
+        if not isinstance(value, Matrix):
+            continue
+        dtype = np.dtype(value.dtype)
+        rows, columns = value.shape
+        left = rows
+
+        def next_rows(count: int, dtype: np.dtype[Any] = dtype, columns: int = columns) -> npt.NDArray[Any]:
+            nonlocal left
+            if not 0 <= count <= left:
+                raise ValueError(f"{count} rows asked of a matrix with {left} left")
+            size = count * columns * dtype.itemsize
+            data = handle.read(size)
+            if len(data) != size:
+                raise EOFError("the file ended inside a matrix")
+            left -= count
+            return np.frombuffer(data, dtype=dtype).reshape(count, columns)
+
+        payload[key] = reader(payload, value, next_rows)
+        if left:
+            raise ValueError(f"{left} rows of {key!r} were not read")
+
+
 def _load_parts(handle: BinaryIO) -> Any:
     """The payload `_dump_in_parts` wrote, or what a file of one pickle holds."""
     payload = pickle.load(handle)
@@ -153,9 +223,16 @@ class _HashingWriter:
         return self._handle.write(data)
 
 
-def load(path: Path, *, version: int = FORMAT) -> dict[str, Any] | None:
-    """The payload saved at `path` in format `version`, or None when it is missing, damaged, from another format
-    or not a regular file; stale temporary files of killed persists beside it are removed first.
+def load(
+    path: Path,
+    *,
+    version: int = FORMAT,
+    older: Collection[int] = (),
+    read_matrix: MatrixReader = whole_matrix,
+) -> dict[str, Any] | None:
+    """The payload saved at `path` in format `version` (or one of the `older` formats the caller still reads), or
+    None when it is missing, damaged, from another format or not a regular file; stale temporary files of killed
+    persists beside it are removed first. Each raw matrix of the payload becomes what `read_matrix` makes of it.
 
     The file is read twice rather than held: once in chunks for its checksum, then unpickled straight from it.
     Reading it whole first kept its bytes, as large as the file, beside everything unpickled from them, at the moment
@@ -169,17 +246,20 @@ def load(path: Path, *, version: int = FORMAT) -> dict[str, Any] | None:
         try:
             before = _identity(handle)
             head = handle.readline(len(_MAGIC) + 32).rstrip(b"\n")
-            if head.startswith(_MAGIC) and head != b"%s %d" % (_MAGIC, version):
+            found = next((v for v in (version, *older) if head == b"%s %d" % (_MAGIC, v)), version)
+            if head.startswith(_MAGIC) and head != b"%s %d" % (_MAGIC, found):
                 log.info("the index at %s was written by another version; it will be rebuilt", path)
                 return None
             written = handle.readline(16)
             start = handle.tell()
-            if head + b"\n" + written != _header_line(version, _checksum_from(handle)):
+            if head + b"\n" + written != _header_line(found, _checksum_from(handle)):
                 log.warning("ignoring a damaged index at %s; it will be rebuilt", path)
                 return None
             handle.seek(start)
             with gc_paused():  # millions of objects, none of them garbage
                 payload = _load_parts(handle)
+            if isinstance(payload, dict):
+                _read_matrices(payload, handle, read_matrix)
             if _identity(handle) != before:  # written in place between the two reads: not what was checked
                 log.warning("ignoring the index at %s: it changed while it was read; it will be rebuilt", path)
                 return None

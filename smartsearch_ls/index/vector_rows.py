@@ -51,11 +51,15 @@ class VectorRows:
         """Hold exactly these vectors: `keys[i]`'s is row `rows[i]` of `source`."""
         if len(keys) != len(rows):
             raise ValueError(f"{len(keys)} keys for {len(rows)} rows")
-        self.matrix = np.empty((len(rows), DIMENSIONS), dtype=self.matrix.dtype)
-        _copy_rows(source, rows, self.matrix)
+        _copy_rows(source, rows, self.fill(keys))
+
+    def fill(self, keys: Sequence[str]) -> npt.NDArray[np.floating]:
+        """Hold exactly these keys, `keys[i]`'s vector in row `i` of the matrix returned, which the caller fills."""
+        self.matrix = np.empty((len(keys), DIMENSIONS), dtype=self.matrix.dtype)
         self.used = len(keys)
         self.row_of = {key: row for row, key in enumerate(keys)}
         self._free = []
+        return self.matrix
 
     def held(self) -> list[str]:
         """Every held key."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.embedding.passages import MAX_PASSAGES, passage_texts
 from smartsearch_ls.index import dense as dense_module
 from smartsearch_ls.index import store
-from smartsearch_ls.index.dense import DenseIndex, dense_path
+from smartsearch_ls.index.dense import READABLE_VECTORS_FORMATS, VECTORS_FORMAT, DenseIndex, dense_path
 from smartsearch_ls.index.root_index import RootIndex
 from tests.conftest import write_tree
 
@@ -95,6 +96,47 @@ def test_vectors_survive_a_restart(tmp_path: Path, embedder: CountingEmbedder) -
     assert warm.embed_pending(100) == 0
     assert again.texts == []
     np.testing.assert_allclose(warm.cosines(query, docs), before, atol=2e-3)  # stored as float16
+
+
+def test_vectors_persisted_before_their_matrix_was_written_raw_still_load(
+    tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of the older format (the matrix pickled whole) is read, not embedded again; in the current one the
+    rows come a chunk at a time, each put in its place among the code's rows and the readings'."""
+    steps = "".join(f"    total = apply_rule_{i}(total, rules[{i}], context)\n" for i in range(40))
+    tree = {
+        **TREE,
+        "shop/price.py": 'def net_price(price, rate):\n    """Price after the discount."""\n    return price * rate\n',
+        "shop/rules.py": f"def apply_rules(total, rules, context):\n{steps}    return total\n",
+    }
+    index = RootIndex(write_tree(tmp_path / "ws", tree), cache_dir=tmp_path / "cache")
+    index.refresh()
+    dense = dense_of(index, embedder)
+    while dense.embed_pending(100):
+        pass
+    query = dense.query_vector("area of a circle")
+    assert query is not None
+    docs = np.arange(len(index.snippets))
+    before = dense.cosines(query, docs)
+    assert index.persist() and dense.persist()
+    path = dense_path(index.cache_dir, index.root)
+    current = store.load(path, version=VECTORS_FORMAT)
+    assert current is not None
+    data = pickle.dumps(current, protocol=pickle.HIGHEST_PROTOCOL)  # one pickle, matrix and all, as format 7
+    for version in (*READABLE_VECTORS_FORMATS, VECTORS_FORMAT):
+        if version == VECTORS_FORMAT:
+            assert dense.persist()  # the current format again, read two rows at a time
+            monkeypatch.setattr(store, "MATRIX_CHUNK_ROWS", 2)
+        else:
+            path.write_bytes(store.header(data, version) + data)
+        again = CountingEmbedder()
+        warm = dense_of(index, again)
+        assert warm.embed_pending(100) == 0 and again.texts == [], version
+        np.testing.assert_array_equal(warm.cosines(query, docs), before)
+        read = dense._read.held()
+        assert read and sorted(warm._read.held()) == sorted(read)  # the readings' rows, each in its place
+        for key in read:
+            np.testing.assert_array_equal(warm._read.vector(key), dense._read.vector(key))
 
 
 def test_vectors_of_other_weights_are_not_adopted(

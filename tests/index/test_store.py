@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
 import pytest
 
 from smartsearch_ls.index import store
@@ -75,6 +76,43 @@ def test_loading_unpickles_from_the_file_without_holding_its_bytes(tmp_path: Pat
     loaded, peak = traced_peak(lambda: store.load(path))
     assert loaded is not None and len(loaded["blob"]) == size
     assert peak < 1.3 * size, peak / size  # the payload and a chunk read for the checksum; not the file's bytes too
+
+
+def test_a_matrix_is_written_raw_after_the_pickles_and_read_back_a_chunk_at_a_time(tmp_path: Path) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    matrix = np.arange(3 * store.MATRIX_CHUNK_ROWS * 4, dtype=np.float16).reshape(-1, 4)
+    assert store.save(path, {"keys": ["a", "b"], "matrix": matrix, "after": 1})
+    assert matrix.tobytes() in path.read_bytes()  # raw, not pickled
+    whole = store.load(path)
+    assert whole is not None and whole["keys"] == ["a", "b"] and whole["after"] == 1
+    np.testing.assert_array_equal(whole["matrix"], matrix)
+
+    chunks: list[int] = []
+
+    def in_chunks(payload: dict[str, object], spec: store.Matrix, next_rows: store.NextRows) -> np.ndarray:
+        assert payload["keys"] == ["a", "b"]  # the rest of the payload is there to decide with
+        parts = []
+        while len(parts) * store.MATRIX_CHUNK_ROWS < spec.shape[0]:
+            parts.append(next_rows(min(store.MATRIX_CHUNK_ROWS, spec.shape[0] - len(parts) * store.MATRIX_CHUNK_ROWS)))
+            chunks.append(len(parts[-1]))
+        return np.concatenate(parts)
+
+    chunked = store.load(path, read_matrix=in_chunks)
+    assert chunked is not None and chunks == [store.MATRIX_CHUNK_ROWS] * 3
+    np.testing.assert_array_equal(chunked["matrix"], matrix)
+
+
+def test_a_matrix_reader_that_stops_short_makes_a_miss(tmp_path: Path) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    store.save(path, {"matrix": np.zeros((10, 4), dtype=np.float16)})
+    assert store.load(path, read_matrix=lambda payload, spec, next_rows: next_rows(5)) is None
+
+
+def test_an_older_format_the_caller_still_reads_loads(tmp_path: Path) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    store.save(path, {"root": "x"}, version=3)
+    assert store.load(path, version=4) is None
+    assert store.load(path, version=4, older=(3,)) == {"root": "x"}
 
 
 def test_truncated_or_corrupted_files_are_a_miss(tmp_path: Path) -> None:
