@@ -37,7 +37,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 
 import numpy as np
@@ -143,6 +143,8 @@ class DenseIndex:
         """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
         self._unpersisted = False
         """Vectors were stored since the last `persist` (or `load`)."""
+        self._persisting = threading.Lock()
+        """One persist at a time: a persist alone frees rows, so the rows one reads after its locks stay its own."""
 
     @classmethod
     def for_root(cls, index: RootIndex, encoder: Callable[[], Encoder | None] = shared_encoder) -> DenseIndex:
@@ -383,15 +385,17 @@ class DenseIndex:
         """
         if self.index.cache_dir is None:
             return False
+        with self._persisting:
+            return self._persist(only_if_changed)
+
+    def _persist(self, only_if_changed: bool) -> bool:
         with self.index.lock, self._lock:
             if only_if_changed and not self._unpersisted:
                 return True
             self._sync()
             self._collect()
             code_keys, read_keys = self._code.held(), self._read.held()
-            matrix = np.empty((len(code_keys) + len(read_keys), DIMENSIONS), dtype=np.float16)
-            self._code.persist_into(code_keys, matrix[: len(code_keys)])
-            self._read.persist_into(read_keys, matrix[len(code_keys) :])
+            code, read = self._code.rows_of(code_keys), self._read.rows_of(read_keys)
             keys = code_keys + read_keys
             nothing = {reading.kind.persisted_as: sorted(reading.nothing) for reading in self._readings}
             self._unpersisted = False
@@ -399,7 +403,12 @@ class DenseIndex:
             "root": str(self.index.root),
             "vectors": vectors_valid_for(),
             "keys": keys,
-            "matrix": matrix,
+            # Read a chunk at a time while the file is written, outside the locks: no copy of every vector is made.
+            "matrix": store.RowSource(
+                (len(keys), DIMENSIONS),
+                np.dtype(np.float16).str,
+                lambda: chain(code.chunks(store.MATRIX_CHUNK_ROWS), read.chunks(store.MATRIX_CHUNK_ROWS)),
+            ),
             **nothing,
         }
         saved = False

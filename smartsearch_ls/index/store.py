@@ -31,7 +31,7 @@ import stat
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -95,6 +95,17 @@ class Matrix:
     """numpy's `dtype.str`, byte order included."""
 
 
+@dataclass(frozen=True, slots=True)
+class RowSource:
+    """A 2-D array to persist like one (raw, after the pickles) that is made a chunk of rows at a time while it is
+    written, so that no copy of all of it is ever held."""
+
+    shape: tuple[int, int]
+    dtype: str
+    chunks: Callable[[], Iterable[npt.NDArray[Any]]]
+    """The rows in order, in chunks of any size, each of `dtype`."""
+
+
 NextRows = Callable[[int], npt.NDArray[Any]]
 """The next `count` rows of a `Matrix` being read, as an array of them (a fresh chunk each call)."""
 
@@ -123,14 +134,14 @@ def save(path: Path, payload: dict[str, Any], *, version: int = FORMAT) -> bool:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(header(b"", version))  # placeholder: every header of this version has the same length
                 hashing = _HashingWriter(handle)
-                matrices = {key: value for key, value in payload.items() if isinstance(value, np.ndarray)}
+                matrices = {k: _as_source(v) for k, v in payload.items() if isinstance(v, np.ndarray | RowSource)}
                 skeleton = {
-                    key: Matrix(value.shape, value.dtype.str) if key in matrices else value
+                    key: Matrix(matrices[key].shape, matrices[key].dtype) if key in matrices else value
                     for key, value in payload.items()
                 }
                 _dump_in_parts(skeleton, hashing)
-                for matrix in matrices.values():
-                    _write_rows(np.ascontiguousarray(matrix), hashing)
+                for source in matrices.values():
+                    _write_rows(source, hashing)
                 handle.seek(0)
                 handle.write(_header_line(version, hashing.checksum))
             os.replace(temporary, path)
@@ -162,11 +173,29 @@ def _dump_in_parts(payload: dict[str, Any], sink: _HashingWriter) -> None:
             pickle.dump(items[start : start + PART_ITEMS], sink, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _write_rows(matrix: npt.NDArray[Any], sink: _HashingWriter) -> None:
-    if matrix.ndim != 2:
-        raise ValueError(f"only 2-D arrays are persisted raw, not shape {matrix.shape}")
-    for start in range(0, len(matrix), MATRIX_CHUNK_ROWS):
-        sink.write(memoryview(matrix[start : start + MATRIX_CHUNK_ROWS]).cast("B"))
+def _as_source(value: npt.NDArray[Any] | RowSource) -> RowSource:
+    if isinstance(value, RowSource):
+        return value
+    if value.ndim != 2:
+        raise ValueError(f"only 2-D arrays are persisted raw, not shape {value.shape}")
+    matrix = np.ascontiguousarray(value)
+    chunks = (matrix[start : start + MATRIX_CHUNK_ROWS] for start in range(0, len(matrix), MATRIX_CHUNK_ROWS))
+    return RowSource((matrix.shape[0], matrix.shape[1]), matrix.dtype.str, lambda: chunks)
+
+
+def _write_rows(source: RowSource, sink: _HashingWriter) -> None:
+    """The source's rows, raw; a chunk of another width or dtype, or rows short of or past its shape, raise."""
+    rows, columns = source.shape
+    written = 0
+    for chunk in source.chunks():
+        if chunk.ndim != 2 or chunk.shape[1] != columns or chunk.dtype.str != source.dtype:
+            raise ValueError(f"a chunk of shape {chunk.shape} and {chunk.dtype} for rows of {columns} {source.dtype}")
+        written += len(chunk)
+        if written > rows:
+            raise ValueError(f"more than the {rows} rows said")
+        sink.write(memoryview(np.ascontiguousarray(chunk)).cast("B"))
+    if written != rows:
+        raise ValueError(f"{written} rows written of the {rows} said")
 
 
 def _read_matrices(payload: dict[str, Any], handle: BinaryIO, reader: MatrixReader) -> None:

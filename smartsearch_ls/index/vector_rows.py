@@ -9,7 +9,8 @@ hold values rounded to float16, as persisted, so a vector is the same loaded or 
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -47,12 +48,6 @@ class VectorRows:
         for key in [key for key in self.row_of if key not in live]:
             self._free.append(self.row_of.pop(key))
 
-    def adopt(self, keys: Sequence[str], source: npt.NDArray[np.floating], rows: npt.NDArray[np.intp]) -> None:
-        """Hold exactly these vectors: `keys[i]`'s is row `rows[i]` of `source`."""
-        if len(keys) != len(rows):
-            raise ValueError(f"{len(keys)} keys for {len(rows)} rows")
-        _copy_rows(source, rows, self.fill(keys))
-
     def fill(self, keys: Sequence[str]) -> npt.NDArray[np.floating]:
         """Hold exactly these keys, `keys[i]`'s vector in row `i` of the matrix returned, which the caller fills."""
         self.matrix = np.empty((len(keys), DIMENSIONS), dtype=self.matrix.dtype)
@@ -65,9 +60,9 @@ class VectorRows:
         """Every held key."""
         return list(self.row_of)
 
-    def persist_into(self, keys: Sequence[str], out: npt.NDArray[np.float16]) -> None:
-        """Write the rows of `keys` (all held), in order, into `out` as float16, as they are persisted."""
-        _copy_rows(self.matrix, np.fromiter((self.row_of[key] for key in keys), np.intp, len(keys)), out)
+    def rows_of(self, keys: Sequence[str]) -> HeldRows:
+        """The rows of `keys` (all held) as they stand, to read later without the caller's lock (see `HeldRows`)."""
+        return HeldRows(self.matrix, np.fromiter((self.row_of[key] for key in keys), np.intp, len(keys)))
 
     def _new_row(self) -> int:
         if self.used == len(self.matrix):
@@ -78,12 +73,17 @@ class VectorRows:
         return self.used - 1
 
 
-COPY_CHUNK = 1024
-"""Rows gathered at a time between matrices: gathering all of them at once makes a whole copy in the source's dtype
-before the cast, as large as the rows themselves, at the moment a persist or a load holds both matrices already."""
+@dataclass(frozen=True, slots=True)
+class HeldRows:
+    """Some keys' rows: the matrix they were in and their numbers in it. They keep their values while no row is freed
+    and handed to another key: a store only writes a new key's vector into a free row or a grown matrix, and a key's
+    vector never changes (the key is its text's hash), so reading them needs no lock as long as nothing calls
+    `release` meanwhile, which `DenseIndex.persist` alone does, one persist at a time."""
 
+    matrix: npt.NDArray[np.floating]
+    rows: npt.NDArray[np.intp]
 
-def _copy_rows(source: npt.NDArray[np.floating], rows: npt.NDArray[np.intp], out: npt.NDArray[np.floating]) -> None:
-    """`out[i] = source[rows[i]]`, cast to `out`'s dtype, a chunk of rows at a time."""
-    for start in range(0, len(rows), COPY_CHUNK):
-        out[start : start + COPY_CHUNK] = source[rows[start : start + COPY_CHUNK]]
+    def chunks(self, size: int) -> Iterator[npt.NDArray[np.float16]]:
+        """The rows in order as float16, as persisted, `size` at a time."""
+        for start in range(0, len(self.rows), size):
+            yield self.matrix[self.rows[start : start + size]].astype(np.float16, copy=False)

@@ -102,6 +102,25 @@ def test_a_matrix_is_written_raw_after_the_pickles_and_read_back_a_chunk_at_a_ti
     np.testing.assert_array_equal(chunked["matrix"], matrix)
 
 
+def test_rows_made_while_they_are_written_persist_as_a_matrix_and_a_short_source_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    matrix = np.arange(40, dtype=np.float16).reshape(10, 4)
+    source = store.RowSource((10, 4), matrix.dtype.str, lambda: (matrix[i : i + 3] for i in range(0, 10, 3)))
+    assert store.save(path, {"matrix": source})
+    loaded = store.load(path)
+    assert loaded is not None
+    np.testing.assert_array_equal(loaded["matrix"], matrix)
+    short = store.RowSource((11, 4), matrix.dtype.str, lambda: iter([matrix]))
+    with pytest.raises(ValueError, match="10 rows written of the 11"):
+        store.save(path, {"matrix": short})
+    assert list(path.parent.glob("*.tmp")) == []  # nothing half-written left behind
+    again = store.load(path)  # the file saved before is still whole
+    assert again is not None
+    np.testing.assert_array_equal(again["matrix"], matrix)
+
+
 def test_a_matrix_reader_that_stops_short_makes_a_miss(tmp_path: Path) -> None:
     path = store.index_path(tmp_path, tmp_path / "root")
     store.save(path, {"matrix": np.zeros((10, 4), dtype=np.float16)})
