@@ -71,6 +71,23 @@ def built(tmp_path: Path) -> RootIndex:
     return index
 
 
+def embedded_with_readings(tmp_path: Path, embedder: CountingEmbedder, said: str) -> tuple[RootIndex, DenseIndex]:
+    """`TREE` plus a function whose docstring says `said` (a commentary vector) and one long enough for passages,
+    every snippet embedded."""
+    steps = "".join(f"    total = apply_rule_{i}(total, rules[{i}], context)\n" for i in range(40))
+    tree = {
+        **TREE,
+        "shop/price.py": f'def net_price(price, rate):\n    """{said}"""\n    return price * (1 - rate)\n',
+        "shop/rules.py": f"def apply_rules(total, rules, context):\n{steps}    return total\n",
+    }
+    index = RootIndex(write_tree(tmp_path / "ws", tree), cache_dir=tmp_path / "cache")
+    index.refresh()
+    dense = dense_of(index, embedder)
+    while dense.embed_pending(100):
+        pass
+    return index, dense
+
+
 def test_vectors_survive_a_restart(tmp_path: Path, embedder: CountingEmbedder) -> None:
     index = built(tmp_path)
     dense = dense_of(index, embedder)
@@ -103,17 +120,7 @@ def test_vectors_persisted_before_their_matrix_was_written_raw_still_load(
 ) -> None:
     """A file of the older format (the matrix pickled whole) is read, not embedded again; in the current one the
     rows come a chunk at a time, each put in its place among the code's rows and the readings'."""
-    steps = "".join(f"    total = apply_rule_{i}(total, rules[{i}], context)\n" for i in range(40))
-    tree = {
-        **TREE,
-        "shop/price.py": 'def net_price(price, rate):\n    """Price after the discount."""\n    return price * rate\n',
-        "shop/rules.py": f"def apply_rules(total, rules, context):\n{steps}    return total\n",
-    }
-    index = RootIndex(write_tree(tmp_path / "ws", tree), cache_dir=tmp_path / "cache")
-    index.refresh()
-    dense = dense_of(index, embedder)
-    while dense.embed_pending(100):
-        pass
+    index, dense = embedded_with_readings(tmp_path, embedder, "Price after the discount.")
     query = dense.query_vector("area of a circle")
     assert query is not None
     docs = np.arange(len(index.snippets))
@@ -375,17 +382,7 @@ def test_what_the_judge_reads_besides_the_code_persists_and_reaches_it(
     """A commented snippet's commentary and a long snippet's passages get a vector each, embedded once; after a
     restart neither they nor the snippets that have none are read again."""
     said = "Compute the price after the customer's discount."
-    steps = "".join(f"    total = apply_rule_{i}(total, rules[{i}], context)\n" for i in range(40))
-    tree = {
-        **TREE,
-        "shop/price.py": f'def net_price(price, rate):\n    """{said}"""\n    return price * (1 - rate)\n',
-        "shop/rules.py": f"def apply_rules(total, rules, context):\n{steps}    return total\n",
-    }
-    index = RootIndex(write_tree(tmp_path / "ws", tree), cache_dir=tmp_path / "cache")
-    index.refresh()
-    dense = dense_of(index, embedder)
-    while dense.embed_pending(100):
-        pass
+    index, dense = embedded_with_readings(tmp_path, embedder, said)
     ruled = next(s for s in index.snippets if s is not None and s.symbol == "apply_rules")
     windows = passage_texts(ruled.path, ruled.symbol, ruled.text, embedder.token_counts)
     assert len(windows) == MAX_PASSAGES and all(text in embedder.texts for text in windows)
