@@ -196,7 +196,7 @@ class Postings:
         before = np.concatenate(([0], np.cumsum(keep)))
         counts = before[ends[numbers]] - before[starts[numbers]]
         terms = [term for term, count in zip(self._spans, counts.tolist(), strict=True) if count]
-        return terms, counts[counts > 0].tolist(), [rows[keep]]
+        return terms, counts[counts > 0].tolist(), [rows[keep]] if terms else []
 
     def packed(self) -> PackedTable:
         """The table as pickled. A table that was never laid out (a worker's share) joins its arrays into one

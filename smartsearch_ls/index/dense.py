@@ -121,7 +121,8 @@ def _no_rows(count: int) -> npt.NDArray[np.float16]:
 
 
 class DenseIndex:
-    """The snippet vectors of one `RootIndex`. Thread-safe; lock order is always `index.lock`, then its own."""
+    """The snippet vectors of one `RootIndex`. Thread-safe; lock order is always `_persisting`, `index.lock`, then
+    `_lock`."""
 
     def __init__(self, index: RootIndex, encoder: Callable[[], Encoder | None] = shared_encoder) -> None:
         self.index = index
@@ -360,8 +361,9 @@ class DenseIndex:
             or not isinstance(keys, list)
             or shape != (len(keys), DIMENSIONS)
         ):
-            if isinstance(matrix, store.Matrix):
-                next_rows(shape[0])  # the reader must reach the file's end; its rows are not kept
+            if isinstance(matrix, store.Matrix):  # the reader must reach the matrix's end; its rows are not kept
+                for start in range(0, shape[0], store.MATRIX_CHUNK_ROWS):
+                    next_rows(min(store.MATRIX_CHUNK_ROWS, shape[0] - start))
             return None
         suffixes = tuple(reading.key("") for reading in self._readings)
         read = np.fromiter((key.endswith(suffixes) for key in keys), dtype=bool, count=len(keys))

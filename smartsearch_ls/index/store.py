@@ -193,7 +193,8 @@ def _write_rows(source: RowSource, sink: _HashingWriter) -> None:
         written += len(chunk)
         if written > rows:
             raise ValueError(f"more than the {rows} rows said")
-        sink.write(memoryview(np.ascontiguousarray(chunk)).cast("B"))
+        if len(chunk):  # a view of no rows cannot be cast to bytes
+            sink.write(memoryview(np.ascontiguousarray(chunk)).cast("B"))
     if written != rows:
         raise ValueError(f"{written} rows written of the {rows} said")
 

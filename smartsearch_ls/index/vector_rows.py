@@ -32,10 +32,12 @@ class VectorRows:
         return self.used > len(self._free)
 
     def store(self, key: str, vector: npt.NDArray[np.float32]) -> None:
-        row = self.row_of.get(key)
-        if row is None:
-            row = self._free.pop() if self._free else self._new_row()
-            self.row_of[key] = row
+        """Keep `key`'s vector; a key already held keeps the one it has (the key is its text's hash, so the vector
+        is the same, and a row once written is never rewritten while a persist may be reading it: `HeldRows`)."""
+        if key in self.row_of:
+            return
+        row = self._free.pop() if self._free else self._new_row()
+        self.row_of[key] = row
         self.matrix[row] = vector.astype(np.float16)  # as persisted
 
     def vector(self, key: str) -> npt.NDArray[np.float32] | None:

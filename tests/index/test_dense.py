@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import threading
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +13,7 @@ import pytest
 from smartsearch_ls.chunking.snippet import Snippet, content_key, snippet_text
 from smartsearch_ls.embedding import weights
 from smartsearch_ls.embedding.cache import EmbeddingCache, commentary_key, passage_key
-from smartsearch_ls.embedding.encoder import Embedder
+from smartsearch_ls.embedding.encoder import DIMENSIONS, Embedder
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.embedding.passages import MAX_PASSAGES, passage_texts
 from smartsearch_ls.index import dense as dense_module
@@ -144,6 +146,53 @@ def test_vectors_persisted_before_their_matrix_was_written_raw_still_load(
         assert read and sorted(warm._read.held()) == sorted(read)  # the readings' rows, each in its place
         for key in read:
             np.testing.assert_array_equal(warm._read.vector(key), dense._read.vector(key))
+
+
+def test_a_persist_writing_while_vectors_are_stored_saves_each_key_its_own_vector(
+    tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A persist writes the rows after releasing its locks; background embedding meanwhile stores new keys and grows
+    the matrices. Each key loaded back has the vector it had in memory."""
+    tree = {f"pkg/m{i}.py": f"def step_{i}(value):\n    return value * {i} + {i * i}\n" for i in range(240)}
+    index = RootIndex(write_tree(tmp_path / "ws", tree), cache_dir=tmp_path / "cache")
+    index.refresh()
+    dense = dense_of(index, embedder)
+    dense.embed_pending(60)
+    monkeypatch.setattr(store, "MATRIX_CHUNK_ROWS", 2)  # long writes, many chances to meet a store
+    saved: list[bool] = []
+    persisting = threading.Thread(target=lambda: saved.extend(dense.persist() for _ in range(4)))
+    persisting.start()
+    while dense.embed_pending(8):
+        pass
+    persisting.join()
+    assert saved == [True] * 4 and dense.persist()
+    warm = dense_of(index, CountingEmbedder())
+    keys = dense._code.held()
+    assert len(keys) == index.snippet_count and sorted(warm._code.held()) == sorted(keys)
+    for key in keys:
+        np.testing.assert_array_equal(warm._code.vector(key), dense._code.vector(key))
+
+
+def test_vectors_of_another_model_are_skipped_a_chunk_at_a_time(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    """Refused vectors (a new model) are read past, not held: the restart after an upgrade peaked at a copy of them."""
+    index = built(tmp_path)
+    count = 20_000  # 15 MB of float16 rows
+    payload = {
+        "root": str(index.root),
+        "vectors": "another model",
+        "keys": [f"k{i}" for i in range(count)],
+        "matrix": np.zeros((count, DIMENSIONS), dtype=np.float16),
+    }
+    assert store.save(dense_path(index.cache_dir, index.root), payload, version=VECTORS_FORMAT)
+    del payload
+    tracemalloc.start()
+    try:
+        dense = dense_of(index, embedder)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert dense.progress()[0] == 0
+    assert peak < 0.3 * count * DIMENSIONS * 2, peak  # the keys and a chunk, not the rows
 
 
 def test_vectors_of_other_weights_are_not_adopted(

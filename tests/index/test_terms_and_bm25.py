@@ -200,6 +200,20 @@ def test_compacting_a_loaded_edited_index_keeps_exactly_the_live_postings() -> N
             assert values and all(doc in alive for doc in values[:: 2 if table is loaded.body else 1]), term
 
 
+def test_compacting_a_loaded_index_whose_buffered_documents_are_all_retired() -> None:
+    """Nothing of the buffer is kept: compaction lays out the arrays alone (an empty view of rows raised)."""
+    reference, loaded = _index(DOCS), pickle.loads(pickle.dumps(_index(DOCS)))
+    for index in (reference, loaded):
+        for doc in range(len(DOCS)):
+            index.retire(doc)
+        index.add(text_terms("expired session token"), {"auth"})
+        index.compact()
+    assert loaded.body.unpack_all() == reference.body.unpack_all()
+    assert loaded.scores(query_weights("expired session")).tolist() == [0.0] * len(DOCS) + [
+        reference.scores(query_weights("expired session")).tolist()[-1]
+    ]
+
+
 def test_empty_tables_load_back() -> None:
     for index in (Bm25Index(), _index([("value = 1", "")])):  # nothing at all; body terms but no names
         loaded = pickle.loads(pickle.dumps(index))

@@ -30,6 +30,15 @@ def test_a_vector_comes_back_with_float16_s_precision_whatever_the_rows_hold(dty
     assert rows.vector("b") is None and rows.holds_any()
 
 
+def test_a_held_key_keeps_its_row_and_vector() -> None:
+    """A key is its text's hash: storing it again (two identical snippets, a search and background embedding both
+    embedding one) must not rewrite a row a persist may be reading."""
+    rows = VectorRows(np.float32)
+    rows.store("a", unit(1))
+    rows.store("a", unit(2))
+    assert rows.used == 1 and np.array_equal(rows.vector("a"), f16(unit(1)))  # type: ignore[arg-type]
+
+
 def test_a_released_row_is_reused_before_the_matrix_grows() -> None:
     rows = VectorRows(np.float16)
     for i in range(3):
