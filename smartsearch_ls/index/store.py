@@ -103,7 +103,7 @@ class RowSource:
     shape: tuple[int, int]
     dtype: str
     chunks: Callable[[], Iterable[npt.NDArray[Any]]]
-    """The rows in order, in chunks of any size, each of `dtype`."""
+    """The rows in order, in chunks of any size, each of `dtype`: all of them at each call."""
 
 
 NextRows = Callable[[int], npt.NDArray[Any]]
@@ -115,7 +115,7 @@ matrices), the matrix's shape and a `NextRows` that must be read to the last row
 
 
 def whole_matrix(payload: dict[str, Any], matrix: Matrix, next_rows: NextRows) -> npt.NDArray[Any]:
-    """The default `MatrixReader`: the array itself."""
+    """The default `MatrixReader`: the array itself (read-only: a view of the bytes read)."""
     return next_rows(matrix.shape[0])
 
 
@@ -179,8 +179,11 @@ def _as_source(value: npt.NDArray[Any] | RowSource) -> RowSource:
     if value.ndim != 2:
         raise ValueError(f"only 2-D arrays are persisted raw, not shape {value.shape}")
     matrix = np.ascontiguousarray(value)
-    chunks = (matrix[start : start + MATRIX_CHUNK_ROWS] for start in range(0, len(matrix), MATRIX_CHUNK_ROWS))
-    return RowSource((matrix.shape[0], matrix.shape[1]), matrix.dtype.str, lambda: chunks)
+
+    def chunks() -> Iterable[npt.NDArray[Any]]:  # anew at each call, as `RowSource.chunks` must be
+        return (matrix[start : start + MATRIX_CHUNK_ROWS] for start in range(0, len(matrix), MATRIX_CHUNK_ROWS))
+
+    return RowSource((matrix.shape[0], matrix.shape[1]), matrix.dtype.str, chunks)
 
 
 def _write_rows(source: RowSource, sink: _HashingWriter) -> None:
