@@ -399,6 +399,18 @@ class Folders:
         """(root, root-relative path) of each of `paths` in the folder that owns it now (the innermost)."""
         return frozenset((found[0].index.root, found[1]) for path in paths if (found := self.locate(path)) is not None)
 
+    def holds_unsaved(self, path: Path) -> bool:
+        """Whether the file's open buffer, not its disk text, is what its folder's index holds or is about to."""
+        found = self.locate(path)
+        if found is None:
+            return False
+        folder, relative = found
+        if relative in folder.buffers:
+            return True
+        with folder.index.lock:
+            entry = folder.index.files.get(relative)
+            return entry is not None and entry.unsaved and relative not in folder.closed
+
     def buffer_settled(self, path: Path) -> None:
         """A buffer was saved or closed: the file's disk text counts again."""
         found = self.locate(path)

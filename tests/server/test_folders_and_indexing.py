@@ -70,3 +70,19 @@ async def test_exclude_changed_twice_mid_session_rebuilds_once_with_the_last_val
     await asyncio.sleep(1.0)  # a second build would start as soon as the first change's save ends
     built = [line for line in session.logs()[mark:] if line.startswith("index ready")]
     assert len(built) == 1, built
+
+
+async def test_an_unsaved_buffer_is_searched_in_the_index_new_settings_build(session: Session) -> None:
+    """New index settings build the folders anew from disk; a buffer typed before and not saved is in them too,
+    without another keystroke."""
+    uri, original = session.open_buffer("billing/invoice.py")
+    session.change_buffer(uri, original + "\n\ndef refund_to_wallet(customer, money):\n    customer.wallet += money\n")
+    assert (await session.query(query="refund_to_wallet", mode="symbol")).matches
+    mark = len(session.logs())
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"smartSearch": {"exclude": ["auth/**"]}})
+    )
+    await session.wait_for_log("index ready", after=mark)
+    result = await session.query(query="refund_to_wallet", mode="symbol")
+    assert [(m.path, m.unsaved) for m in result.matches][:1] == [("billing/invoice.py", True)]
+    assert (session.root / "billing/invoice.py").read_text() == original

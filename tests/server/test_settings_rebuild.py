@@ -46,6 +46,7 @@ def server(tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     started: Any = SimpleNamespace(
         settings=settings,
         watcher=None,
+        workspace=SimpleNamespace(text_documents={}),  # no buffer open
         reindexing=None,
         replaced_unsaved=[],
         new_folders=lambda: Folders(settings.cache_dir, settings.exclude, False),

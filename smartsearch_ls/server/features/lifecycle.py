@@ -190,6 +190,10 @@ def _reconfigure_indexes(server: SmartSearchServer, before: tuple[Any, ...]) -> 
     server.replaced_unsaved.append(replaced)
     server.folders = server.new_folders()
     add_folders(server)
+    # The new indexes start from disk: buffers typed and not saved would wait for their next keystroke.
+    for uri, document in list(server.workspace.text_documents.items()):
+        if (path := to_fs_path(uri)) is not None and replaced.holds_unsaved(Path(path)):
+            server.folders.buffer_changed(Path(path), document.source)
     server.reindexing = spawn(index_after_saving(server, replaced, server.folders, server.reindexing))
 
 
