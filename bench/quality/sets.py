@@ -18,6 +18,8 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from bench.quality.metrics import QueryCase, load_cases
+from smartsearch_ls.chunking.languages import LANGUAGES
+from smartsearch_ls.search.symbols.imports import PY_SUFFIXES
 
 BEHAVIOR_DIR = Path(__file__).resolve().parent / "behavior"
 """One JSON-lines file per project, `<corpus>.jsonl`, in the format of `metrics.load_cases`."""
@@ -89,8 +91,10 @@ def behavior_cases(part: Part = "all") -> list[QueryCase]:
 
 
 LANGUAGE_OF_SUFFIX = {
-    ".py": "Python", ".js": "JavaScript", ".ts": "TypeScript", ".go": "Go", ".rs": "Rust", ".rb": "Ruby",
-}  # fmt: skip
+    **dict.fromkeys(PY_SUFFIXES, "python"),
+    **{suffix: language.name for language in LANGUAGES for suffix in language.extensions},
+}
+"""The chunker's languages (Python's outline is `ast`'s, the rest tree-sitter's), by file suffix."""
 
 
 def project_languages(cases: list[QueryCase]) -> dict[str, str]:

@@ -121,10 +121,10 @@ def test_each_language_is_scored_on_its_own_projects_questions_and_reported():
     table_hit = QueryResult((("table.py", 15, 16),))
     results = {"ours-hybrid+local": [hit, empty, miss], "bm25-code (rank-bm25)": [miss, hit, table_hit]}
     found = suite.by_language(cases, results, candidates=128)
-    assert found["Go"]["projects"] == ["go-lib"] and found["Python"]["projects"] == ["py-lib"]
-    assert found["Go"]["rows"]["ours-hybrid+local"]["mrr@10"] == 1.0
-    assert found["Go"]["rows"]["ours-hybrid+local"]["negatives_empty"] == 1.0
-    assert found["Python"]["rows"]["ours-hybrid+local"]["mrr@10"] == 0.0
-    assert found["Python"]["rows"]["bm25-code (rank-bm25)"]["mrr@10"] == 1.0
+    assert found["go"]["projects"] == ["go-lib"] and found["python"]["projects"] == ["py-lib"]
+    assert found["go"]["rows"]["ours-hybrid+local"]["mrr@10"] == 1.0
+    assert found["go"]["rows"]["ours-hybrid+local"]["negatives_empty"] == 1.0
+    assert found["python"]["rows"]["ours-hybrid+local"]["mrr@10"] == 0.0
+    assert found["python"]["rows"]["bm25-code (rank-bm25)"]["mrr@10"] == 1.0
     table = report.language_table(found)
-    assert any(line.startswith("| Go | go-lib | 1 | 1.00 (1.00) | 0.00 (0.00) | 1.00 |") for line in table), table
+    assert any(line.startswith("| go | go-lib | 1 | 1.00 (1.00) | 0.00 (0.00) | 1.00 |") for line in table), table

@@ -64,7 +64,7 @@ def test_a_project_has_the_language_of_most_of_its_answers_files_and_its_negativ
         QueryCase("a", "absent behavior", ()),
         QueryCase("b", "render it", (("lib/render.rb", 3, 4),)),
     ]
-    assert project_languages(cases) == {"a": "Rust", "b": "Ruby"}
+    assert project_languages(cases) == {"a": "rust", "b": "ruby"}
 
 
 def test_near_misses_are_negatives_of_the_development_projects_only():

@@ -79,6 +79,12 @@ def _shifted(values: bytes, width: int, offset: int) -> bytes:
     return rows.tobytes()
 
 
+def _joined(pieces: Sequence[array[int] | memoryview]) -> tuple[list[int], bytes]:
+    """Postings laid end to end: each piece's end (byte offset) and the buffer."""
+    ends = np.cumsum([len(piece) * piece.itemsize for piece in pieces], dtype=np.int64).tolist()
+    return ends, b"".join(pieces)
+
+
 class Postings:
     """One table, term -> its postings: one packed buffer laid out end to end, and arrays for the terms cut out of it.
 
@@ -140,22 +146,11 @@ class Postings:
         documents = np.frombuffer(flat, dtype=np.int32)[::width]
         return (int(documents.min()), int(documents.max())) if len(documents) else None
 
-    def unpack_all(self) -> dict[str, array[int]]:
-        """Every term's postings as arrays (cutting out those still packed), for code that rewrites them all."""
-        with self._cutting:
-            for term, number in self._spans.items():
-                self.arrays[term] = array("i", self._flat[self._span(number)])
-            self._lay_out((), (), b"")
-        return self.arrays
-
     def pack(self) -> None:
         """Lay every term's postings out end to end in one buffer (a copy of them all: after a build, not per
         edit)."""
         with self._cutting:
-            terms = [*self._spans, *self.arrays]
-            pieces = [*self._packed_pieces(), *self.arrays.values()]
-            ends = np.cumsum([len(piece) * piece.itemsize for piece in pieces], dtype=np.int64).tolist()
-            self._lay_out(terms, ends, b"".join(pieces))
+            self._lay_out([*self._spans, *self.arrays], *_joined([*self._packed_pieces(), *self.arrays.values()]))
             self.arrays = {}
 
     def worth_packing(self) -> bool:
@@ -206,9 +201,7 @@ class Postings:
         are pickled."""
         with self._cutting:
             if not self._ends:
-                pieces = list(self.arrays.values())
-                ends = np.cumsum([len(piece) * piece.itemsize for piece in pieces], dtype=np.int64).tolist()
-                return PackedTable(list(self.arrays), ends, b"".join(pieces), {})
+                return PackedTable(list(self.arrays), *_joined(list(self.arrays.values())), {})
             terms = [""] * len(self._ends)
             for term, number in self._spans.items():
                 terms[number] = term

@@ -16,9 +16,10 @@ which leaves alone the one another process on the same cache is writing.
 A payload's lists and dicts are written as a run of separate pickles of `PART_ITEMS` items (`Parts`), after the
 payload's other values: one pickle of the whole payload kept a memo entry for every object it wrote, hundreds of
 thousands on a large root, at the moment the server had just built the index and held the most. A file written as
-one pickle (before parts) loads as before. A payload's arrays (a root's vectors) follow the pickles as raw rows
-(`Matrix`), which a load hands to the caller a chunk at a time (`MatrixReader`): unpickled whole, they were a copy as
-large as the file held beside the arrays the caller fills from it, at the moment a restart peaked.
+one pickle (before parts) loads as before. A payload's matrices (a root's vectors, given as a `RowSource`) follow the
+pickles as raw rows (`Matrix`), which a load hands to the caller a chunk at a time (`MatrixReader`): unpickled
+whole, they were a copy as large as the file held beside the arrays the caller fills from it, at the moment a
+restart peaked.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def save(path: Path, payload: dict[str, Any], *, version: int = FORMAT) -> bool:
 
     The payload is pickled straight into the file, hashed on the way, and the header is written over a
     placeholder of the same length at the end: pickling into memory first held a second copy of the whole
-    index at the moment the server had just finished building it. Its 2-D arrays are written after it, raw.
+    index at the moment the server had just finished building it. Its `RowSource`s are written after it, raw.
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -134,7 +135,7 @@ def save(path: Path, payload: dict[str, Any], *, version: int = FORMAT) -> bool:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(header(b"", version))  # placeholder: every header of this version has the same length
                 hashing = _HashingWriter(handle)
-                matrices = {k: _as_source(v) for k, v in payload.items() if isinstance(v, np.ndarray | RowSource)}
+                matrices = {key: value for key, value in payload.items() if isinstance(value, RowSource)}
                 skeleton = {
                     key: Matrix(matrices[key].shape, matrices[key].dtype) if key in matrices else value
                     for key, value in payload.items()
@@ -171,19 +172,6 @@ def _dump_in_parts(payload: dict[str, Any], sink: _HashingWriter) -> None:
         items = list(value.items()) if isinstance(value, dict) else value
         for start in range(0, len(items), PART_ITEMS):
             pickle.dump(items[start : start + PART_ITEMS], sink, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def _as_source(value: npt.NDArray[Any] | RowSource) -> RowSource:
-    if isinstance(value, RowSource):
-        return value
-    if value.ndim != 2:
-        raise ValueError(f"only 2-D arrays are persisted raw, not shape {value.shape}")
-    matrix = np.ascontiguousarray(value)
-
-    def chunks() -> Iterable[npt.NDArray[Any]]:  # anew at each call, as `RowSource.chunks` must be
-        return (matrix[start : start + MATRIX_CHUNK_ROWS] for start in range(0, len(matrix), MATRIX_CHUNK_ROWS))
-
-    return RowSource((matrix.shape[0], matrix.shape[1]), matrix.dtype.str, chunks)
 
 
 def _write_rows(source: RowSource, sink: _HashingWriter) -> None:

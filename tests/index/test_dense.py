@@ -181,7 +181,7 @@ def test_vectors_of_another_model_are_skipped_a_chunk_at_a_time(tmp_path: Path, 
         "root": str(index.root),
         "vectors": "another model",
         "keys": [f"k{i}" for i in range(count)],
-        "matrix": np.zeros((count, DIMENSIONS), dtype=np.float16),
+        "matrix": store.RowSource((count, DIMENSIONS), "<f2", lambda: [np.zeros((count, DIMENSIONS), np.float16)]),
     }
     assert store.save(dense_path(index.cache_dir, index.root), payload, version=VECTORS_FORMAT)
     del payload

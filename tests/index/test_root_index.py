@@ -18,6 +18,7 @@ from smartsearch_ls.index.bm25 import COMPACT_AFTER
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope, shortlist
 from tests.conftest import SAMPLE_PROJECT, write_tree
+from tests.support.postings import postings_of
 
 
 @pytest.fixture
@@ -335,7 +336,7 @@ def test_workers_import_the_indexer_only_not_the_judge_or_the_server() -> None:
 
 
 def postings_entries(index: RootIndex) -> int:
-    tables = (index.bm25.body.unpack_all(), index.bm25.meta.unpack_all())
+    tables = (postings_of(index.bm25.body), postings_of(index.bm25.meta))
     return sum(len(values) for table in tables for values in table.values())
 
 

@@ -27,6 +27,11 @@ def traced_peak(action: Callable[[], T]) -> tuple[T, int]:
         tracemalloc.stop()
 
 
+def whole(matrix: np.ndarray) -> store.RowSource:
+    """A matrix to persist raw, all of it in one chunk."""
+    return store.RowSource((matrix.shape[0], matrix.shape[1]), matrix.dtype.str, lambda: [matrix])
+
+
 def test_round_trip(tmp_path: Path) -> None:
     path = store.index_path(tmp_path, tmp_path / "root")
     assert store.save(path, {"root": "x", "files": {"a.py": 1}})
@@ -81,11 +86,11 @@ def test_loading_unpickles_from_the_file_without_holding_its_bytes(tmp_path: Pat
 def test_a_matrix_is_written_raw_after_the_pickles_and_read_back_a_chunk_at_a_time(tmp_path: Path) -> None:
     path = store.index_path(tmp_path, tmp_path / "root")
     matrix = np.arange(3 * store.MATRIX_CHUNK_ROWS * 4, dtype=np.float16).reshape(-1, 4)
-    assert store.save(path, {"keys": ["a", "b"], "matrix": matrix, "after": 1})
+    assert store.save(path, {"keys": ["a", "b"], "matrix": whole(matrix), "after": 1})
     assert matrix.tobytes() in path.read_bytes()  # raw, not pickled
-    whole = store.load(path)
-    assert whole is not None and whole["keys"] == ["a", "b"] and whole["after"] == 1
-    np.testing.assert_array_equal(whole["matrix"], matrix)
+    loaded = store.load(path)
+    assert loaded is not None and loaded["keys"] == ["a", "b"] and loaded["after"] == 1
+    np.testing.assert_array_equal(loaded["matrix"], matrix)
 
     chunks: list[int] = []
 
@@ -121,9 +126,19 @@ def test_rows_made_while_they_are_written_persist_as_a_matrix_and_a_short_source
     np.testing.assert_array_equal(again["matrix"], matrix)
 
 
+def test_a_damaged_byte_among_a_matrix_s_raw_rows_makes_a_miss(tmp_path: Path) -> None:
+    path = store.index_path(tmp_path, tmp_path / "root")
+    matrix = np.ones((10, 4), dtype=np.float16)
+    assert store.save(path, {"matrix": whole(matrix)})
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0xFF  # inside the last row, after every pickle
+    path.write_bytes(bytes(data))
+    assert store.load(path) is None
+
+
 def test_a_matrix_reader_that_stops_short_makes_a_miss(tmp_path: Path) -> None:
     path = store.index_path(tmp_path, tmp_path / "root")
-    store.save(path, {"matrix": np.zeros((10, 4), dtype=np.float16)})
+    store.save(path, {"matrix": whole(np.zeros((10, 4), dtype=np.float16))})
     assert store.load(path, read_matrix=lambda payload, spec, next_rows: next_rows(5)) is None
 
 

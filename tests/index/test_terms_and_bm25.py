@@ -9,6 +9,7 @@ import threading
 
 from smartsearch_ls.index.bm25 import Bm25Index, Postings
 from smartsearch_ls.index.terms import SYNONYM_WEIGHT, distinct_terms, identifier_terms, query_weights, text_terms
+from tests.support.postings import postings_of
 
 
 def test_identifiers_are_split_and_kept_whole() -> None:
@@ -112,6 +113,19 @@ def test_an_index_absorbed_in_shares_scores_as_one_built_whole() -> None:
         assert merged.scores(query_weights(query)).tolist() == whole.scores(query_weights(query)).tolist()
 
 
+def test_a_laid_out_edited_index_is_absorbed_with_the_terms_cut_out_of_its_buffer() -> None:
+    share = pickle.loads(pickle.dumps(_index(DOCS[1:])))  # its postings in one buffer, as loaded
+    whole = _index(DOCS)
+    for index in (share, whole):
+        index.add(text_terms("expired session token"), {"auth"})  # cuts terms out of the share's buffer
+    assert share.body.packed().cut
+    merged = _index(DOCS[:1])
+    assert merged.absorb(share.packed()) == 1  # every id of the share raised by one
+    assert postings_of(merged.body) == postings_of(whole.body) and postings_of(merged.meta) == postings_of(whole.meta)
+    for query in [*QUERIES, "expired session token"]:
+        assert merged.scores(query_weights(query)).tolist() == whole.scores(query_weights(query)).tolist()
+
+
 def test_a_pickled_index_scores_the_same_retired_documents_included() -> None:
     index = _index(DOCS)
     index.retire(2)
@@ -137,8 +151,8 @@ def test_a_loaded_index_reads_without_copying_and_cuts_out_only_what_an_edit_add
         copy.retire(1)
         copy.compact()
     assert loaded.body.arrays == {}  # compaction lays the postings out again
-    assert loaded.body.unpack_all() == index.body.unpack_all()
-    assert loaded.meta.unpack_all() == index.meta.unpack_all()
+    assert postings_of(loaded.body) == postings_of(index.body)
+    assert postings_of(loaded.meta) == postings_of(index.meta)
     again = pickle.loads(pickle.dumps(loaded))
     for query in QUERIES:
         assert again.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
@@ -155,7 +169,7 @@ def test_an_edited_loaded_index_persists_its_buffer_and_its_cut_terms() -> None:
     again = pickle.loads(pickle.dumps(loaded))  # what a persist writes
     for query in [*QUERIES, "expired session token"]:
         assert again.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
-    assert again.body.unpack_all() == index.body.unpack_all()
+    assert postings_of(again.body) == postings_of(index.body)
 
 
 def test_a_packed_index_scores_and_grows_as_before() -> None:
@@ -166,7 +180,7 @@ def test_a_packed_index_scores_and_grows_as_before() -> None:
         copy.add(text_terms("expired session token"), {"auth"})
     for query in [*QUERIES, "expired session token"]:
         assert packed.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
-    assert packed.body.unpack_all() == index.body.unpack_all()
+    assert postings_of(packed.body) == postings_of(index.body)
 
 
 def test_compacting_a_loaded_edited_index_keeps_exactly_the_live_postings() -> None:
@@ -196,7 +210,7 @@ def test_compacting_a_loaded_edited_index_keeps_exactly_the_live_postings() -> N
     alive = [d for d in range(len(reference.lengths)) if reference.alive[d]]
     loaded.compact()
     for table in (loaded.body, loaded.meta):
-        for term, values in table.unpack_all().items():
+        for term, values in postings_of(table).items():
             assert values and all(doc in alive for doc in values[:: 2 if table is loaded.body else 1]), term
 
 
@@ -208,7 +222,7 @@ def test_compacting_a_loaded_index_whose_buffered_documents_are_all_retired() ->
             index.retire(doc)
         index.add(text_terms("expired session token"), {"auth"})
         index.compact()
-    assert loaded.body.unpack_all() == reference.body.unpack_all()
+    assert postings_of(loaded.body) == postings_of(reference.body)
     assert loaded.scores(query_weights("expired session")).tolist() == [0.0] * len(DOCS) + [
         reference.scores(query_weights("expired session")).tolist()[-1]
     ]
@@ -220,14 +234,16 @@ def test_empty_tables_load_back() -> None:
         assert loaded.scores({"value": 1.0}).tolist() == index.scores({"value": 1.0}).tolist()
 
 
-def test_racing_first_look_ups_of_a_term_all_find_its_postings() -> None:
+def test_look_ups_racing_an_edit_that_cuts_terms_out_all_find_their_postings() -> None:
+    """Symbol popularity reads postings without the index's lock while an edit cuts the same terms out of the
+    buffer: a reader must find the array the edit cut, never a term that seems to have no postings."""
     many = _index([(f"word{i} shared{i % 7}", f"file{i}.py") for i in range(3_000)])
     one = _index([("token", "")])  # the last packed term: racers must not read "nothing left" as "no postings"
     switching = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # threads swap as often as they can, so they meet inside `get`
+    sys.setswitchinterval(1e-6)  # threads swap as often as they can, so they meet inside `get` and `writable`
     try:
         for index, rounds in ((many, 5), (one, 300)):
-            terms = list(index.body.unpack_all())
+            terms = list(postings_of(index.body))
             for _ in range(rounds):
                 found = _look_up_at_once(pickle.loads(pickle.dumps(index)).body, terms, threads=4)
                 assert all(all(row) for row in found)
@@ -236,15 +252,16 @@ def test_racing_first_look_ups_of_a_term_all_find_its_postings() -> None:
 
 
 def _look_up_at_once(table: Postings, terms: list[str], threads: int) -> list[list[bool]]:
-    """Whether each thread found each term, all threads starting together on a freshly loaded table."""
+    """Whether each thread found each term, all threads starting together on a freshly loaded table: the first
+    cuts every term out as an edit does (`writable`), the others read them (`get`)."""
     start = threading.Barrier(threads)
     found: list[list[bool]] = []
 
-    def look() -> None:
+    def look(edits: bool) -> None:
         start.wait()
-        found.append([table.get(term) is not None for term in terms])
+        found.append([(table.writable(term) if edits else table.get(term)) is not None for term in terms])
 
-    workers = [threading.Thread(target=look) for _ in range(threads)]
+    workers = [threading.Thread(target=look, args=(i == 0,)) for i in range(threads)]
     for worker in workers:
         worker.start()
     for worker in workers:

@@ -1,0 +1,20 @@
+"""A postings table's contents, read the way a persist writes them, so tests compare tables without changing them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from smartsearch_ls.index.bm25 import Postings
+
+
+def postings_of(table: Postings) -> dict[str, list[int]]:
+    """Every term's int32 values: those in the table's buffer, then those cut out of it as arrays."""
+    packed = table.packed()
+    found: dict[str, list[int]] = {}
+    start = 0
+    for term, end in zip(packed.terms, packed.ends, strict=True):
+        if term:  # "" marks a term cut out since the buffer was laid out: its bytes are stale
+            found[term] = np.frombuffer(packed.flat[start:end], dtype=np.int32).tolist()
+        start = end
+    found.update({term: values.tolist() for term, values in packed.cut.items()})
+    return found
