@@ -120,7 +120,7 @@ class Postings:
     def get(self, term: str) -> array[int] | memoryview | None:
         """The term's postings (int32 values) to read, not to change, or None when no document has it."""
         found = self.arrays.get(term)
-        if found is None and self._spans:
+        if found is None:  # not `and self._spans`: an edit may be moving the last buffered term into `arrays`
             with self._cutting:
                 found = self.arrays.get(term)
                 if found is None and (number := self._spans.get(term)) is not None:
