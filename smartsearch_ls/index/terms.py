@@ -113,6 +113,11 @@ def _split(identifier: str) -> tuple[str, ...]:
     return tuple(words) if words else ((whole,) if len(whole) > 1 else ())
 
 
+def name_words(name: str) -> tuple[str, ...]:
+    """`parseHTTPResponse` -> (parse, http, response): lower-case words, unstemmed."""
+    return tuple(p.lower() for p in _PARTS.findall(name))
+
+
 def text_terms(text: str) -> dict[str, int]:
     """Term frequencies of a snippet or any text (a plain dict: `Counter` pays a Python call per new key)."""
     counts: dict[str, int] = {}

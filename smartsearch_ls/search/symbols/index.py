@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
 import threading
 import weakref
 from dataclasses import dataclass
@@ -23,17 +22,9 @@ from dataclasses import dataclass
 from smartsearch_ls.chunking.snippet import Declaration, Snippet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.index.terms import identifier_terms
+from smartsearch_ls.index.terms import identifier_terms, name_words
 from smartsearch_ls.search.symbols.graph import ImportGraph, edges_of, rank_files
 from smartsearch_ls.search.symbols.imports import ImportRef, Resolution, Resolver, parse_imports
-
-_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-
-def name_words(name: str) -> tuple[str, ...]:
-    """`parseHTTPResponse` -> (parse, http, response): lower-case words, unstemmed."""
-    return tuple(p.lower() for p in _PARTS.findall(name))
-
 
 NAMES_REMEMBERED = 8_192
 """Names whose words `name_tokens` keeps for the look-ups. Building or updating the index splits each name it meets
