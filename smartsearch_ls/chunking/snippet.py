@@ -104,10 +104,27 @@ def _pack(text: str) -> bytes:
     return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
 
 
-def _unpickle_snippet(*values: object) -> Snippet:
-    """The persisted index's snippets come back as they were packed, without compressing again."""
+_PATH, _START_LINE, _END_LINE, _PACKED, _SYMBOL, _KEY_UNTIL, _KEY = (
+    getattr(Snippet, name).__set__ for name in Snippet.__slots__
+)
+"""The slots' own setters, in the order `__reduce__` gives their values."""
+
+
+def _unpickle_snippet(
+    path: str, start_line: int, end_line: int, packed: bytes, symbol: str | None, key_until: int, key: str
+) -> Snippet:
+    """The persisted index's snippets come back as they were packed, without compressing again.
+
+    Each slot is set through its own descriptor, not `_set`'s loop of `object.__setattr__`: a restart unpickles
+    every snippet of the root before it can answer, and that generic path was most of the time it took."""
     snippet = object.__new__(Snippet)
-    snippet._set(*values)
+    _PATH(snippet, path)
+    _START_LINE(snippet, start_line)
+    _END_LINE(snippet, end_line)
+    _PACKED(snippet, packed)
+    _SYMBOL(snippet, symbol)
+    _KEY_UNTIL(snippet, key_until)
+    _KEY(snippet, key)
     return snippet
 
 

@@ -47,3 +47,18 @@ def test_a_snippet_keeps_the_key_of_what_is_embedded_for_it_through_copies_and_p
         assert snippet.replace(key_until=4).key == snippet.key
         assert snippet.replace(text="[redacted]").key == content_key(snippet_text("src/a.py", "A.f", "[redacted]"))
     assert Snippet("a.py", 1, 1, "x = 1").key != Snippet("b.py", 1, 1, "x = 1").key  # a move is a new vector
+
+
+def test_a_snippet_pickled_by_an_earlier_release_loads_as_it_was():
+    """How a snippet is unpickled may change without `store.FORMAT` moving only while this still loads: a persisted
+    index would otherwise come back wrong rather than be rebuilt."""
+    earlier = (
+        b"\x80\x05\x95\x9f\x00\x00\x00\x00\x00\x00\x00\x8c\x1fsmartsearch_ls.chunking.snippet\x94\x8c\x11"
+        b"_unpickle_snippet\x94\x93\x94(\x8c\x08src/a.py\x94K\x03K\x04C\x1cx\x01KIMSH\xd3\xd0\xb4\xe2R\x00\x82\xa2"
+        b"\xd4\x92\xd2\xa2<\x05C.\x00C7\x05\xc6\x94\x8c\x03A.f\x94K\x00\x8c(e665002006b500153096c6226ce264d65f022b2c"
+        b"\x94t\x94R\x94."
+    )
+    loaded = pickle.loads(earlier)
+    snippet = Snippet("src/a.py", 3, 4, "def f():\n    return 1\n", symbol="A.f")
+    assert loaded == snippet and loaded.key == snippet.key and loaded.text == snippet.text
+    assert pickle.loads(pickle.dumps(snippet, protocol=pickle.HIGHEST_PROTOCOL)) == loaded
