@@ -37,7 +37,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import chain, islice
+from itertools import chain, compress, islice
 from pathlib import Path
 
 import numpy as np
@@ -338,13 +338,16 @@ class DenseIndex:
             held = self._rows_from(payload, held, _no_rows)
         if not isinstance(held, tuple):
             return False
-        with self._lock:
+        with self.index.lock, self._lock:
             self._code, self._read = held
             self._doc_rows[:] = NO_ROW
             for reading in self._readings:
                 reading.nothing = set(payload.get(reading.kind.persisted_as, []))
                 reading.rows = np.where(self._doc_prose, NO_READING, NO_ROW).astype(np.int64)
             self._sync_rows(np.arange(len(self._doc_keys), dtype=np.int64))
+            # Every doc keyed and pointed at its rows now, while the folder is not ready yet: left to the first use,
+            # this pass over every snippet ran under the locks the first search's shortlist waits for.
+            self._sync()
         return True
 
     def _rows_from(
@@ -445,18 +448,31 @@ class DenseIndex:
         self._sync_rows(np.arange(start, len(snippets), dtype=np.int64))
 
     def _sync_rows(self, docs: Docs) -> None:
-        """Point these docs at the stored rows of their keys."""
-        for doc in docs.tolist():
-            key = self._doc_keys[doc]
-            if key is None:
-                continue
-            if self._doc_rows[doc] < 0:
-                self._doc_rows[doc] = self._code.row_of.get(key, NO_ROW)
-            for reading in self._readings:
-                if reading.rows[doc] == NO_ROW:
-                    reading.rows[doc] = (
-                        NO_READING if key in reading.nothing else self._read.row_of.get(reading.key(key), NO_ROW)
-                    )
+        """Point these docs at the stored rows of their keys.
+
+        A restart points every doc of the root, so each table's rows are read and written at once, around one dict
+        look-up per doc, rather than as numpy scalars doc by doc."""
+        keys = self._doc_keys
+        keyed = [(doc, key) for doc in docs.tolist() if (key := keys[doc]) is not None]
+        at = np.fromiter((doc for doc, _ in keyed), np.int64, len(keyed))
+        named = [key for _, key in keyed]
+        code = self._code.row_of
+        waiting = self._doc_rows[at] < 0
+        self._doc_rows[at[waiting]] = np.fromiter(
+            (code.get(key, NO_ROW) for key in compress(named, waiting.tolist())), np.int64, int(waiting.sum())
+        )
+        read = self._read.row_of
+        for reading in self._readings:
+            nothing, key_of = reading.nothing, reading.kind.key
+            waiting = reading.rows[at] == NO_ROW
+            reading.rows[at[waiting]] = np.fromiter(
+                (
+                    NO_READING if key in nothing else read.get(key_of(key), NO_ROW)
+                    for key in compress(named, waiting.tolist())
+                ),
+                np.int64,
+                int(waiting.sum()),
+            )
 
     def _live_docs(self) -> Docs:
         snippets = self.index.snippets

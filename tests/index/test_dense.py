@@ -241,6 +241,82 @@ def test_a_restart_keys_every_snippet_without_unpacking_its_text(
     assert all(judge_cache.get_key(s.key) is not None for s in live)  # the judge got them, by key alone
 
 
+def test_a_restart_points_every_doc_at_its_rows_as_the_vectors_load(
+    tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the vectors keys every doc and points it at its rows, before the folder is ready: the first search's
+    shortlist finds its vectors without a pass over the root's docs under the locks it holds."""
+    index, dense = embedded_with_readings(tmp_path, embedder, "Price after the discount.")
+    query = dense.query_vector("area of a circle")
+    assert query is not None
+    docs = np.arange(len(index.snippets))
+    before = dense.cosines(query, docs)
+    assert index.persist() and dense.persist()
+    restarted = RootIndex(index.root, cache_dir=index.cache_dir)
+    assert restarted.load_persisted()
+    restarted.refresh()
+    warm = dense_of(restarted, CountingEmbedder())
+
+    def pointed_again(_: np.ndarray) -> None:
+        raise AssertionError("a doc was pointed at its rows after the load")
+
+    monkeypatch.setattr(warm, "_sync_rows", pointed_again)
+    np.testing.assert_array_equal(warm.cosines(query, docs), before)
+    assert warm.pending(100) == [] and warm.progress() == (index.snippet_count, index.snippet_count)
+
+
+def test_docs_are_pointed_at_their_rows_as_one_doc_at_a_time_would(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    """`_sync_rows` fills each table at once; what it points each doc at is what the walk one doc at a time did:
+    readings' rows, snippets with nothing to read, docs retired before or after they were keyed, docs waiting."""
+
+    def one_doc_at_a_time(d: DenseIndex, docs: np.ndarray) -> None:
+        for doc in docs.tolist():
+            key = d._doc_keys[doc]
+            if key is None:
+                continue
+            if d._doc_rows[doc] < 0:
+                d._doc_rows[doc] = d._code.row_of.get(key, dense_module.NO_ROW)
+            for reading in d._readings:
+                if reading.rows[doc] == dense_module.NO_ROW:
+                    reading.rows[doc] = (
+                        dense_module.NO_READING
+                        if key in reading.nothing
+                        else d._read.row_of.get(reading.key(key), dense_module.NO_ROW)
+                    )
+
+    def tables(d: DenseIndex) -> list[np.ndarray]:
+        return [d._doc_rows, *(reading.rows for reading in d._readings)]
+
+    index, dense = embedded_with_readings(tmp_path, embedder, "Price after the discount.")
+    assert index.update_text("text/words.py", "def count_words(text):\n    return len(text.split(' '))\n")
+    dense = dense_of(index, embedder)  # keys the docs the edit retired as None
+    while dense.embed_pending(100):
+        pass
+    assert index.update_text("shapes/area.py", "def circle_area(r):\n    return 3.14 * r * r\n")  # keyed, retired
+    assert index.persist() and dense.persist()  # marks them retired
+    assert index.update_text("shop/price.py", "def net_price(price):\n    return price\n")  # waits for its vectors
+    with index.lock, dense._lock:
+        dense._sync()
+    docs = np.arange(len(index.snippets))
+    assert None in dense._doc_keys and (dense._doc_rows == dense_module.RETIRED).any()
+    assert all(reading.nothing for reading in dense._readings) and (dense._doc_rows == dense_module.NO_ROW).any()
+    pointed = [table.copy() for table in tables(dense)]
+    unpointed = [table.copy() for table in pointed]
+    for table in unpointed:  # every other doc to point again (a row, or nothing to read), the rest as they are
+        table[::2][(table[::2] >= 0) | (table[::2] == dense_module.NO_READING)] = dense_module.NO_ROW
+    results = []
+    for point in (DenseIndex._sync_rows, one_doc_at_a_time):
+        dense._doc_rows, *rows = (table.copy() for table in unpointed)
+        for reading, table in zip(dense._readings, rows, strict=True):
+            reading.rows = table
+        point(dense, docs)
+        results.append(tables(dense))
+    for at_once, one_at_a_time, before in zip(*results, pointed, strict=True):
+        np.testing.assert_array_equal(at_once, one_at_a_time)
+        kept = before != dense_module.RETIRED  # a retired doc with a key is looked up again (and found waiting)
+        np.testing.assert_array_equal(at_once[kept], before[kept])
+
+
 def test_a_root_s_vectors_outlive_a_new_format_of_its_index(tmp_path: Path, embedder: CountingEmbedder) -> None:
     index = built(tmp_path)
     dense = dense_of(index, embedder)
