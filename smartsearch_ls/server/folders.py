@@ -10,9 +10,11 @@ on one folder's index runs one job at a time, off the event loop, so requests ar
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +46,10 @@ PERSIST_AT_MOST_AFTER_SECONDS = 30.0
 
 EMBED_AFTER_EDIT_SECONDS = 2.0
 """Edited snippets are re-embedded once typing pauses, not on every keystroke."""
+
+QUIET_START_SECONDS = 1.0
+"""Background work (the symbol index, embedding) starts once a search has ended, or after this long without one: begun
+at `ready`, it took the interpreter from the first search of a restart, whose request arrives just after."""
 
 SYMBOL_SLICE_FILES = 100
 """Files whose names, imports or import edges one background slice takes in: small enough that a search arriving
@@ -153,6 +159,8 @@ class Folders:
         self._searches = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        self._searched = asyncio.Event()
+        """Set once a search has ended: background work no longer waits for one (`_quiet_start`)."""
 
     # -- folders --------------------------------------------------------------------------------------
 
@@ -295,14 +303,20 @@ class Folders:
         if moved:  # saved after the folder is ready, not before: a cold start's first answer does not wait for it
             self._persist_later(folder)
         if folder.error is None:
-            folder.symbols = spawn(self._prepare_symbols(index))
+            folder.symbols = spawn(self._prepare_symbols(weakref.ref(index)))
         self.embed_in_background(folder)
 
-    async def _prepare_symbols(self, index: RootIndex) -> None:
+    async def _prepare_symbols(self, waiting: weakref.ref[RootIndex]) -> None:
         """Build the symbol index and import graph before the first look-up, in slices, pausing while searches run.
 
         In one piece it ran just as the first searches of a restart came in, and its thread held the GIL so often
-        that the first search was much slower (bench/README.md, start-up)."""
+        that the first search was much slower (bench/README.md, start-up). It starts after `_quiet_start`, holding
+        the index weakly until then: a cancelled task's frame lives on until the loop next runs it, and a folder
+        removed meanwhile must be collectable at once."""
+        await self._quiet_start()
+        index = waiting()
+        if index is None:
+            return
         try:
             symbols = symbol_index(index, synced=False)
             while True:
@@ -311,6 +325,12 @@ class Folders:
                     break
         except Exception:  # a look-up will build (and report) it again
             log.exception("preparing the symbol index of %s failed", index.root)
+
+    async def _quiet_start(self) -> None:
+        """Until a search has ended, or `QUIET_START_SECONDS`."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(QUIET_START_SECONDS):
+                await self._searched.wait()
 
     # -- embeddings -----------------------------------------------------------------------------------
 
@@ -321,6 +341,7 @@ class Folders:
 
     def search_finished(self) -> None:
         self._searches -= 1
+        self._searched.set()
         if self._searches <= 0:
             self._searches = 0
             self._idle.set()
@@ -329,12 +350,17 @@ class Folders:
         """Embed the folder's snippets that have no vector yet, a small batch at a time, at low priority."""
         if folder.dense is None or (folder.embedding is not None and not folder.embedding.done()):
             return
-        folder.embedding = spawn(self._embed(folder, folder.dense, delay))
+        folder.embedding = spawn(self._embed(weakref.ref(folder), delay))
 
-    async def _embed(self, folder: Folder, dense: DenseIndex, delay: float) -> None:
-        root = folder.index.root
-        embedded = total = 0
+    async def _embed(self, waiting: weakref.ref[Folder], delay: float) -> None:
+        """One pass after `delay` and `_quiet_start`, holding the folder weakly until then (as `_prepare_symbols`)."""
         await asyncio.sleep(delay)
+        await self._quiet_start()
+        folder = waiting()
+        if folder is None or folder.dense is None:
+            return
+        root, dense = folder.index.root, folder.dense
+        embedded = total = 0
         try:
             if not await asyncio.to_thread(dense.available):
                 return  # no weights: the shortlist stays lexical, and coverage says so

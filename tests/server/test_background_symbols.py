@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from smartsearch_ls.search.symbols.index import SymbolIndex, symbol_index
+from smartsearch_ls.server import folders as folders_module
 from smartsearch_ls.server.folders import Folders
 from tests.conftest import SAMPLE_PROJECT, write_tree
 
@@ -43,6 +44,31 @@ async def test_the_symbol_index_waits_for_running_searches_then_is_built(tmp_pat
     symbols = symbol_index(folder.index, synced=False)
     assert slices and symbols.generation == folder.index.generation and symbols.sorted_names
     assert symbols.prepare(1), "the background build stopped before the graph"
+
+
+async def test_the_symbol_index_waits_for_the_first_search_to_end_or_a_quiet_start(
+    tmp_path: Path, slices: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Begun at `ready`, it took the interpreter from the first search of a restart, which arrives just after."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    folders = Folders(cache_dir=None, semantic=False)
+    folder = folders.add(root)
+    await folders.build(folder)
+    await asyncio.sleep(0.3)
+    assert folder.symbols is not None and not slices, "the symbol index was built before the first search came"
+    folders.search_started()
+    folders.search_finished()
+    await asyncio.wait_for(folder.symbols, 10)
+    assert slices
+
+    monkeypatch.setattr(folders_module, "QUIET_START_SECONDS", 0.3)
+    slices.clear()
+    quiet = Folders(cache_dir=None, semantic=False)
+    folder = quiet.add(root)
+    await quiet.build(folder)
+    assert folder.symbols is not None
+    await asyncio.wait_for(folder.symbols, 10)  # no search came: it started once the quiet start had passed
+    assert slices
 
 
 async def test_removing_the_folder_stops_its_symbol_build(tmp_path: Path, slices: list[int]) -> None:

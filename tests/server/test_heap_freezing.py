@@ -32,3 +32,25 @@ async def test_an_indexed_folder_is_frozen_and_a_dropped_one_can_be_collected_ev
         assert dropped() is None, "a dropped index in a cycle stayed in memory"
     finally:
         gc.unfreeze()
+
+
+async def test_a_folder_dropped_while_its_background_work_waits_to_start_can_be_collected(tmp_path: Path) -> None:
+    """The symbol index and the embedding wait for the first search after a build (`QUIET_START_SECONDS`); a folder
+    removed meanwhile is collected at once, before the loop has run its cancelled tasks."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    folders = Folders(cache_dir=None, semantic=True)
+    gc.unfreeze()
+    try:
+        folder = folders.add(root)
+        await folders.build(folder)
+        await asyncio.sleep(0.2)  # the loop runs what the build left it (a finished thread's result, say)
+        assert folder.error is None and folder.symbols is not None and folder.embedding is not None
+        assert not folder.symbols.done() and not folder.embedding.done()
+        folder.index.owner = folder  # type: ignore[attr-defined]  # a reference cycle through the index
+        dropped = weakref.ref(folder.index)
+        del folder
+        folders.remove(root)
+        gc.collect()
+        assert dropped() is None, "a dropped index stayed in memory while its background work waited to start"
+    finally:
+        gc.unfreeze()
