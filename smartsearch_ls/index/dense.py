@@ -451,7 +451,7 @@ class DenseIndex:
         """Point these docs at the stored rows of their keys.
 
         A restart points every doc of the root, so each table's rows are read and written at once, around one dict
-        look-up per doc, rather than as numpy scalars doc by doc."""
+        look-up per doc and table, rather than as numpy scalars doc by doc."""
         keys = self._doc_keys
         keyed = [(doc, key) for doc in docs.tolist() if (key := keys[doc]) is not None]
         at = np.fromiter((doc for doc, _ in keyed), np.int64, len(keyed))

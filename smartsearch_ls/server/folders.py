@@ -353,9 +353,12 @@ class Folders:
         folder.embedding = spawn(self._embed(weakref.ref(folder), delay))
 
     async def _embed(self, waiting: weakref.ref[Folder], delay: float) -> None:
-        """One pass after `delay` and `_quiet_start`, holding the folder weakly until then (as `_prepare_symbols`)."""
-        await asyncio.sleep(delay)
-        await self._quiet_start()
+        """One pass after `delay` (an edit's: typing paused) or, right after a build or load, `_quiet_start`, holding
+        the folder weakly until then (as `_prepare_symbols`)."""
+        if delay:
+            await asyncio.sleep(delay)
+        else:
+            await self._quiet_start()
         folder = waiting()
         if folder is None or folder.dense is None:
             return
