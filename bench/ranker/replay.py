@@ -16,12 +16,13 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.quality import metrics
-from smartsearch_ls.discovery.file_kinds import implementation_first
+from smartsearch_ls.discovery.file_kinds import implementation_first, is_test
 from smartsearch_ls.judge.local.features import NAMES
 from smartsearch_ls.search.answer_order import headers_last
 
 LIMIT = 10
 MODULE_HEADER = NAMES.index("module_header")
+TEST_UNASKED = NAMES.index("test_unasked")
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,12 @@ def answer(
     if headers_after_code:
         header = {item.spans[i] for i in order if item.features[i][MODULE_HEADER]}
         top = headers_last(top, lambda span: span in header)
-    return tuple(implementation_first(top, lambda span: span[0], item.case.query) if tests_last else top)
+    if not tests_last:
+        return tuple(top)
+    # A row knows its snippet's path, not its symbol: where the question did not ask for tests (the only case the
+    # rule reorders), its `test_unasked` column is the engine's own verdict, Rust's unit tests included.
+    tests = {item.spans[i] for i in order if item.features[i][TEST_UNASKED]}
+    return tuple(implementation_first(top, lambda span: is_test(span[0]) or span in tests, item.case.query))
 
 
 def replay(

@@ -1,8 +1,10 @@
-"""Which files are tests, and which questions ask for them.
+"""Which files and declarations are tests, and which questions ask for them.
 
 A test names the behavior it checks in its own name and repeats the calls it makes, so on words alone it
 outranks the code it tests. Tests stay in the answer, labeled `kind: "test"`, but after the implementation
-unless the question is about tests; both the label and the ranking read the same conventions from here.
+unless the question is about tests; both the label and the ranking read the same conventions from here. Most
+languages keep tests in files of their own; Rust keeps its unit tests in the implementation's file, in a module
+named by convention, so there the declaration's qualified name says it.
 """
 
 from __future__ import annotations
@@ -22,9 +24,17 @@ ASKS_FOR_TESTS = re.compile(r"\b(tests?|tested|testing|specs?|unit ?tests?|fixtu
 T = TypeVar("T")
 
 
-def is_test(path: str) -> bool:
-    """Whether a root-relative path is a test file."""
-    return TEST_PATH.search(path) is not None
+TEST_MODULES = frozenset({"tests", "test"})
+"""Rust's unit tests sit in `#[cfg(test)] mod tests` (or `mod test`) of the file they test: a declaration in it is
+`tests.<name>`, and a module small enough to be one snippet is `tests` itself."""
+
+
+def is_test(path: str, symbol: str | None = None) -> bool:
+    """Whether a root-relative path is a test file or, when the declaration's qualified `symbol` is known, whether it
+    is a Rust unit test in its implementation's own file."""
+    if TEST_PATH.search(path) is not None:
+        return True
+    return symbol is not None and path.endswith(".rs") and not TEST_MODULES.isdisjoint(symbol.split("."))
 
 
 def asks_for_tests(query: str) -> bool:
@@ -32,9 +42,9 @@ def asks_for_tests(query: str) -> bool:
     return ASKS_FOR_TESTS.search(query) is not None
 
 
-def implementation_first(items: Sequence[T], path: Callable[[T], str], query: str) -> list[T]:
-    """`items` (best first) with test files moved after the rest, each side in its order, unless the question asks
-    for tests. A rule on the final answer, not a penalty on scores: a test that matched stays in it."""
+def implementation_first(items: Sequence[T], tested: Callable[[T], bool], query: str) -> list[T]:
+    """`items` (best first) with the tests (`tested`) moved after the rest, each side in its order, unless the
+    question asks for tests. A rule on the final answer, not a penalty on scores: a test that matched stays in it."""
     if asks_for_tests(query):
         return list(items)
-    return [i for i in items if not is_test(path(i))] + [i for i in items if is_test(path(i))]
+    return [i for i in items if not tested(i)] + [i for i in items if tested(i)]

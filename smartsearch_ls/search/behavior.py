@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Snippet, is_module_header
 from smartsearch_ls.discovery.documentation import asks_for_documentation
-from smartsearch_ls.discovery.file_kinds import implementation_first
+from smartsearch_ls.discovery.file_kinds import implementation_first, is_test
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import Evidence, ExplainsShortlists, JudgeConfig, Judged, JudgingTally
@@ -101,7 +101,9 @@ def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Ran
     passing = sorted(((c, s) for c, s in scored if s >= request.threshold), key=rank)
     kept = _collapse_overlaps(passing)
     code_first = headers_last(kept[: request.limit], lambda item: is_module_header(item[0].snippet))
-    shown = implementation_first(code_first, lambda item: item[0].snippet.path, request.query)
+    shown = implementation_first(
+        code_first, lambda item: is_test(item[0].snippet.path, item[0].snippet.symbol), request.query
+    )
     return passing, kept, shown
 
 

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from smartsearch_ls.search.why import Why
 
 
-def kind_of(path: str) -> Literal["test"] | None:
-    """`"test"` for a test file (`discovery.file_kinds`)."""
-    return "test" if is_test(path) else None
+def kind_of(path: str, symbol: str | None = None) -> Literal["test"] | None:
+    """`"test"` for a test file, or a test declared in an implementation's file (`discovery.file_kinds`)."""
+    return "test" if is_test(path, symbol) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ class Match:
             snippet_start_line=snippet[0],
             snippet_end_line=snippet[1],
             symbol=symbol,
-            kind=kind_of(path),
+            kind=kind_of(path, symbol),
             relevance=round(relevance, 3),
             excerpt=text,
             unsaved=unsaved,

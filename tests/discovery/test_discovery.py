@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from smartsearch_ls.discovery.errors import OutsideWorkspace
+from smartsearch_ls.discovery.file_kinds import is_test
 from smartsearch_ls.discovery.globs import GlobSet, compile_any, glob_problem, is_credential
 from smartsearch_ls.discovery.reading import MAX_FILE_BYTES, SkipReason, read_buffer, read_file
 from smartsearch_ls.discovery.ripgrep import find_rg, list_files
@@ -176,3 +177,13 @@ def test_a_symlinked_folder_pointing_outside_is_refused(project: Path, tmp_path:
 def test_a_folder_inside_resolves_to_its_root(project: Path) -> None:
     root, directory = resolve_directory((project / "auth").as_uri(), [project])
     assert root == project.resolve() and directory == (project / "auth").resolve()
+
+
+def test_tests_are_known_by_their_files_and_rust_s_unit_tests_by_their_module() -> None:
+    assert is_test("tests/test_sessions.py") and is_test("pkg/session_test.go") and is_test("src/a.spec.ts")
+    assert not is_test("src/sessions.py")
+    assert is_test("src/version.rs", "tests.parses_a_version") and is_test("src/version.rs", "tests")
+    assert is_test("src/version.rs", "parser.test.rejects_empty")
+    assert not is_test("src/version.rs", "parse_version") and not is_test("src/version.rs", "Version.latest")
+    # Only Rust keeps tests in a module of the implementation's file: elsewhere such a name is code.
+    assert not is_test("lib/runner.js", "test.only") and not is_test("src/suite.py", "tests.collect")

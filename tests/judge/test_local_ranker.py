@@ -9,7 +9,7 @@ import pytest
 
 from bench.quality.sets import HELD_OUT
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.discovery.file_kinds import implementation_first
+from smartsearch_ls.discovery.file_kinds import implementation_first, is_test
 from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import NAMES, READING_COLUMNS, features, query_terms, root_idf
 from smartsearch_ls.judge.local.ranker import LEADERS, WEIGHTS, Logistic, Ranker, RankerMismatch, shipped_ranker
@@ -68,8 +68,8 @@ def test_an_implementation_ranks_above_its_test_that_names_the_behavior():
 
 def test_tests_come_after_the_implementation_unless_the_question_asks_for_tests():
     answer = ["tests/test_sessions.py", "src/auth/sessions.py", "spec/session_spec.rb", "lib/store.rb"]
-    assert implementation_first(answer, str, QUERY) == ["src/auth/sessions.py", "lib/store.rb", *answer[::2]]
-    assert implementation_first(answer, str, "where do we test that expired sessions are rejected") == answer
+    assert implementation_first(answer, is_test, QUERY) == ["src/auth/sessions.py", "lib/store.rb", *answer[::2]]
+    assert implementation_first(answer, is_test, "where do we test that expired sessions are rejected") == answer
 
 
 def test_a_module_header_of_imports_ranks_below_the_code():

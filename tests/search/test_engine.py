@@ -158,3 +158,22 @@ async def test_overlapping_matches_collapse_into_the_best_within_their_own_file(
         spans.setdefault(match.path, []).append((match.snippet_start_line, match.snippet_end_line))
     assert set(spans) == {"a/sessions.rules", "b/sessions.rules"}
     assert sorted(spans["a/sessions.rules"]) == sorted(spans["b/sessions.rules"]) == [(1, 60), (101, 120)]
+
+
+async def test_a_rust_unit_test_in_its_implementation_s_file_is_labeled_and_comes_after_it(tmp_path: Path) -> None:
+    # Rust keeps unit tests in the file they test; the test names every word of the question, the function fewer.
+    source = (
+        "/// Parse a version string such as 1.2.3 into its parts.\n"
+        "pub fn parse_version(text: &str) -> Vec<u32> {\n"
+        "    text.split('.').filter_map(|part| part.parse().ok()).collect()\n"
+        "}\n\n"
+        "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n"
+        "    fn parse_version_string_into_numbers() {\n"
+        '        assert_eq!(parse_version("1.2.3"), vec![1, 2, 3]);\n    }\n}\n'
+    )
+    index = RootIndex(write_tree(tmp_path / "crate", {"src/version.rs": source}))
+    index.refresh()
+    request = SearchRequest("parse a version string into numbers", [Scope(index)])
+    result = await search(request, coverage_judge(), JudgmentCache())
+    assert [(m.symbol, m.kind) for m in result.matches] == [("parse_version", None), ("tests", "test")]
+    assert result.matches[0].relevance < result.matches[1].relevance  # the order is the rule's, not the scores'

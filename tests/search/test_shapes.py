@@ -285,6 +285,21 @@ async def test_intent_tests_gives_test_files_that_exercise_it(py: RootIndex, ts:
     assert prose.matches and all(m.kind == "test" for m in prose.matches)
 
 
+async def test_intent_tests_finds_rust_unit_tests_in_the_implementation_s_own_file(tmp_path: Path) -> None:
+    source = (
+        "pub fn parse_version(text: &str) -> Vec<u32> {\n"
+        "    text.split('.').filter_map(|part| part.parse().ok()).collect()\n}\n\n"
+        "pub fn latest(versions: &[Vec<u32>]) -> Option<&Vec<u32>> {\n    versions.iter().max()\n}\n\n"
+        "#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+        "    #[test]\n    fn parse_version_splits_on_dots() {\n"
+        '        assert_eq!(parse_version("1.2"), vec![1, 2]);\n    }\n}\n'
+    )
+    index = RootIndex(write_tree(tmp_path / "crate", {"src/version.rs": source}))
+    index.refresh()
+    result = await run(index, "parse_version", intent="tests")
+    assert [(m.symbol, m.kind) for m in result.matches] == [("tests.parse_version_splits_on_dots", "test")]
+
+
 async def test_intent_file_gives_one_match_per_file(py: RootIndex) -> None:
     result = await run(py, "GitIndexer", intent="file")
     paths = [m.path for m in result.matches]

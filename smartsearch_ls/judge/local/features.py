@@ -157,7 +157,7 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
         body = distinct_terms(text)
         named = distinct_terms(s.symbol) if s.symbol else frozenset()
         path_terms = meta_terms(s.path, None)
-        test = is_test(s.path)
+        test = is_test(s.path, s.symbol)
         rows[row, _OWN_COLUMNS] = (
             cosines[row],
             cosines[row] - best_cosine,

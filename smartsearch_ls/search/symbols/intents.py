@@ -50,7 +50,7 @@ def reference_matches(
         references = sorted(
             references,
             key=lambda r: (
-                kind_of(r.path) is not None and not tests_only,
+                kind_of(r.path, r.snippet.symbol) is not None and not tests_only,
                 -per_file[f"{r.index.root}/{r.path}"],
                 order[f"{r.index.root}/{r.path}"],
                 r.line,
@@ -79,7 +79,9 @@ def tests_for_name(request: SearchRequest, name: str, context: Context | None) -
     named = [
         m
         for h in hits
-        if kind_of(h.declaration.path) and h.tier <= 4 and tokens <= set(name_tokens(h.declaration.name))
+        if kind_of(h.declaration.path, h.declaration.qualified_name)
+        and h.tier <= 4
+        and tokens <= set(name_tokens(h.declaration.name))
         if (m := declaration_match(h)) is not None
     ]
     named = [replace(m, source="declaration") for m in named]

@@ -41,8 +41,8 @@ _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "enum": 0, "function": 1,
 
 
 @functools.lru_cache(maxsize=100_000)
-def _is_test(path: str) -> bool:
-    return kind_of(path) is not None
+def _is_test(path: str, qualified_name: str) -> bool:
+    return kind_of(path, qualified_name) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +194,7 @@ def find_symbols(
                                 tier, coverage = (5, ratio) if ratio else (6, 0.0)
                             if tier > max_tier:
                                 continue
-                            test = _is_test(path)
+                            test = _is_test(path, declaration.qualified_name)
                             nested = declaration.qualified_name.lower() != wanted.text.lower()
                             key = (tier, int(test != tests_first), -coverage, nested)
                             found.append((key, symbols, declaration, coverage))

@@ -69,7 +69,7 @@ def find_references(scopes: Sequence[Scope], query: str, *, tests_only: bool = F
             alive = index.bm25.alive
             snippets = [s for d in docs if alive[d] and (s := index.snippets[d]) is not None]
             unsaved = {p for p, e in index.files.items() if e.unsaved}
-        snippets = [s for s in snippets if scope.contains(s.path) and (not tests_only or kind_of(s.path))]
+        snippets = [s for s in snippets if scope.contains(s.path) and (not tests_only or kind_of(s.path, s.symbol))]
         if scanned + len(snippets) > MAX_SCANNED:
             snippets = snippets[: max(MAX_SCANNED - scanned, 0)]
             complete = False
