@@ -90,6 +90,19 @@ def embedded_with_readings(tmp_path: Path, embedder: CountingEmbedder, said: str
     return index, dense
 
 
+def persisted_with_readings(
+    tmp_path: Path, embedder: CountingEmbedder
+) -> tuple[RootIndex, DenseIndex, np.ndarray, np.ndarray, np.ndarray]:
+    """`embedded_with_readings`, saved; with a query and every doc's cosine to it before any restart."""
+    index, dense = embedded_with_readings(tmp_path, embedder, "Price after the discount.")
+    query = dense.query_vector("area of a circle")
+    assert query is not None
+    docs = np.arange(len(index.snippets))
+    before = dense.cosines(query, docs)
+    assert index.persist() and dense.persist()
+    return index, dense, query, docs, before
+
+
 def test_vectors_survive_a_restart(tmp_path: Path, embedder: CountingEmbedder) -> None:
     index = built(tmp_path)
     dense = dense_of(index, embedder)
@@ -122,12 +135,7 @@ def test_vectors_persisted_before_their_matrix_was_written_raw_still_load(
 ) -> None:
     """A file of the older format (the matrix pickled whole) is read, not embedded again; in the current one the
     rows come a chunk at a time, each put in its place among the code's rows and the readings'."""
-    index, dense = embedded_with_readings(tmp_path, embedder, "Price after the discount.")
-    query = dense.query_vector("area of a circle")
-    assert query is not None
-    docs = np.arange(len(index.snippets))
-    before = dense.cosines(query, docs)
-    assert index.persist() and dense.persist()
+    index, dense, query, docs, before = persisted_with_readings(tmp_path, embedder)
     path = dense_path(index.cache_dir, index.root)
     current = store.load(path, version=VECTORS_FORMAT)
     assert current is not None
@@ -246,12 +254,7 @@ def test_a_restart_points_every_doc_at_its_rows_as_the_vectors_load(
 ) -> None:
     """Loading the vectors keys every doc and points it at its rows, before the folder is ready: the first search's
     shortlist finds its vectors without a pass over the root's docs under the locks it holds."""
-    index, dense = embedded_with_readings(tmp_path, embedder, "Price after the discount.")
-    query = dense.query_vector("area of a circle")
-    assert query is not None
-    docs = np.arange(len(index.snippets))
-    before = dense.cosines(query, docs)
-    assert index.persist() and dense.persist()
+    index, _, query, docs, before = persisted_with_readings(tmp_path, embedder)
     restarted = RootIndex(index.root, cache_dir=index.cache_dir)
     assert restarted.load_persisted()
     restarted.refresh()
