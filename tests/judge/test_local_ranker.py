@@ -66,6 +66,15 @@ def test_an_implementation_ranks_above_its_test_that_names_the_behavior():
     assert implementation_score > test_score
 
 
+def test_a_rust_unit_test_in_its_implementation_s_file_is_a_test_to_the_ranker():
+    body = 'fn parses_a_version() {\n    assert_eq!(parse_version("1.2"), vec![1, 2]);\n}\n'
+    inline = Snippet("src/version.rs", 20, 23, body, "tests.parses_a_version")
+    function = Snippet("src/version.rs", 1, 4, body, "parse_version")
+    shortlist = [Evidence(inline, lexical=3.0, cosine=0.5), Evidence(function, lexical=3.0, cosine=0.5)]
+    rows = features("where do we parse a version", shortlist, dict.fromkeys(query_terms("parse a version"), 3.0))
+    assert list(rows[:, NAMES.index("test_unasked")]) == [1.0, 0.0]
+
+
 def test_tests_come_after_the_implementation_unless_the_question_asks_for_tests():
     answer = ["tests/test_sessions.py", "src/auth/sessions.py", "spec/session_spec.rb", "lib/store.rb"]
     assert implementation_first(answer, is_test, QUERY) == ["src/auth/sessions.py", "lib/store.rb", *answer[::2]]

@@ -1,4 +1,5 @@
-"""The symbol index is built in the background after indexing, a slice at a time, and waits while searches run.
+"""The symbol index is built in the background after indexing, a slice at a time, and waits while searches run;
+what starts at `ready` (it, and the embedding) waits for the first search, an edit's embedding only for typing.
 
 In-process on `Folders` (no LSP needed): whether the build waited is internal state a client cannot see, and
 the figure it protects (the first search after a restart) is measured in `bench.server`.
@@ -83,3 +84,25 @@ async def test_removing_the_folder_stops_its_symbol_build(tmp_path: Path, slices
     with pytest.raises(asyncio.CancelledError):
         await folder.symbols
     assert not slices
+
+
+async def test_an_edit_s_embedding_waits_for_typing_to_pause_not_for_a_first_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the work begun at `ready` waits for the first search (`_quiet_start`); an edit's pass already waited for
+    typing to pause, and must not wait a quiet start more when no search has come yet."""
+    monkeypatch.setattr(folders_module, "QUIET_START_SECONDS", 0.1)
+    monkeypatch.setattr(folders_module, "EMBED_AFTER_EDIT_SECONDS", 0.1)
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    folders = Folders(cache_dir=None, semantic=True)
+    folder = folders.add(root)
+    await folders.build(folder)
+    assert folder.embedding is not None
+    await asyncio.wait_for(folder.embedding, 60)  # the pass begun at `ready`, after its quiet start
+    monkeypatch.setattr(folders_module, "QUIET_START_SECONDS", 600.0)
+    (root / "auth" / "sessions.py").write_text("def drop_all(store):\n    store.clear()\n")
+    folders.disk_changed(folder.index.root, ["auth/sessions.py"])
+    await folders.flush(folder)
+    assert folder.embedding is not None and not folder.embedding.done()
+    await asyncio.wait_for(folder.embedding, 30)  # no search came, and the pass did not wait for one
+    folders.remove(root)
