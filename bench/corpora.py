@@ -719,13 +719,106 @@ HASHDIFF = Corpus(
     description="hashdiff 1.0.1 (Debian's ruby-hashdiff): nested hashes and arrays compared and patched (Ruby)",
 )
 
+TORNADO = Corpus(
+    name="tornado",
+    sources=(
+        _sdist(
+            "tornado",
+            "6.4.1",
+            "tornado-6.4.1.tar.gz",
+            "92d3ab53183d8c50f8204a51e6f91d18a15d5ef261e84d452800d4ff6fc504e9",
+        ),
+    ),
+    quick=False,
+    description="tornado 6.4.1 sdist: an asynchronous web framework, HTTP server and client, with its tests (Python)",
+)
+
+FASTIFY = Corpus(
+    name="fastify",
+    sources=(
+        Source(
+            "npm",
+            "fastify",
+            "4.28.1",
+            "fastify-4.28.1.tgz",
+            "df149dcab400c90ed4b703d77381d7c6a47dc394c76f2491ff3a8647d332854b",
+        ),
+    ),
+    quick=False,
+    description="fastify 4.28.1 npm tarball: a web framework with hooks, plugins and schemas, and tests (JavaScript)",
+)
+
+REDUX_TOOLKIT = Corpus(
+    name="redux-toolkit",
+    sources=(
+        Source(
+            "npm",
+            "@reduxjs/toolkit",
+            "2.16.0",
+            "reduxjs-toolkit-2.16.0.tgz",
+            "f815be44e3876a2c72f01135768a872048c00cb7bfabf313b238004302c32f2a",
+            # The tarball also ships compiled dist/ bundles and .d.ts copies, and entry-point stubs (query/, react/)
+            # and agent notes (skills/); keeping only the .ts sources gives each behavior one implementation.
+            keep=("src/", "package.json", "README.md", "LICENSE"),
+        ),
+    ),
+    quick=False,
+    description="@reduxjs/toolkit 2.16.0 npm tarball, TypeScript sources: stores, slices, data fetching (TypeScript)",
+)
+
+GIN = Corpus(
+    name="gin",
+    sources=(
+        _deb(
+            "golang-github-gin-gonic-gin-dev",
+            "1.8.1-1",
+            "all",
+            "66d916769bcd36a6722b0c92a81719b8faca56f69662b17d1ef7ba257c85367a",
+            top="usr/share/gocode/src/github.com/gin-gonic/gin",
+        ),
+    ),
+    quick=False,
+    description="gin 1.8.1 (Debian's golang-github-gin-gonic-gin-dev): an HTTP web framework with middleware (Go)",
+)
+
+CLAP = Corpus(
+    name="clap",
+    sources=(
+        _deb(
+            "librust-clap-dev",
+            "4.0.32-1",
+            "amd64",
+            "00922f24c3eb5a899ae4438ebf7be2e82085559ee45055dbc856cdb113de9ebb",
+            top="usr/share/cargo/registry/clap-4.0.32",
+        ),
+    ),
+    quick=False,
+    description="the clap 4.0.32 crate (Debian's librust-clap-dev): command lines parsed, checked and explained (Rust)",
+)
+
+RAKE = Corpus(
+    name="rake",
+    sources=(
+        _deb(
+            "rake",
+            "13.0.6-3",
+            "all",
+            "9818519ad01d850db5b52c35bddee7571764cb6838f9ba4b1efab76613a4b9f9",
+            top="usr/share/rubygems-integration/all/gems/rake-13.0.6",
+        ),
+    ),
+    quick=False,
+    description="rake 13.0.6 (Debian's rake): a build tool of tasks, file tasks, rules and file lists (Ruby)",
+)
+
 CORPORA: dict[str, Corpus] = {
     c.name: c
     for c in (
         CLICK, ZOD, KOA, WS, MARSHMALLOW, PFLAG, MUX, SEMVER, THOR,
         WTFORMS, STRUCTLOG, EJS, TRPC, CRON, CSV, VOLUPTUOUS, QS, GO_INI, HUMANTIME, TABULATE, MUSTACHE,
         ITSDANGEROUS, YARGS_PARSER, CAST, GJSON, TEXTWRAP, WALKDIR, SLOP, CHRONIC,
-        PARSE, SCHEDULE, VALIDATOR, PROPERTIES, GLOB, BASE64, STRSIM, LIQUID, HASHDIFF, LARGE,
+        PARSE, SCHEDULE, VALIDATOR, PROPERTIES, GLOB, BASE64, STRSIM, LIQUID, HASHDIFF,
+        TORNADO, FASTIFY, REDUX_TOOLKIT, GIN, CLAP, RAKE, LARGE,
     )
 }  # fmt: skip
 

@@ -29,6 +29,7 @@ DEVELOPMENT = (
     "voluptuous", "qs", "go-ini", "humantime", "tabulate", "mustache",
     "itsdangerous", "yargs-parser", "cast", "gjson", "textwrap", "walkdir", "slop", "chronic",
     "parse", "schedule", "validator", "properties", "glob", "base64", "strsim", "liquid", "hashdiff",
+    "tornado", "fastify", "redux-toolkit", "gin", "clap", "rake",
 )  # fmt: skip
 """Python, TypeScript, JavaScript, Go, Ruby and Rust: what fits and choices are made on."""
 HELD_OUT = ("marshmallow", "ws", "mux", "semver")

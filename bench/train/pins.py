@@ -27,12 +27,14 @@ QUALITY = (
     "wtforms", "structlog", "ejs", "trpc", "cron", "csv", "voluptuous", "qs", "ini", "humantime", "tabulate",
     "mustache", "itsdangerous", "yargs", "cast", "gjson", "textwrap", "walkdir", "slop", "chronic",
     "parse", "schedule", "validator", "properties", "glob", "base64", "strsim", "liquid", "hashdiff",
+    "tornado", "fastify", "redux", "reduxjs", "gin", "clap", "rake",
 )  # fmt: skip
 """The quality set's projects (`bench/corpora.py`): spf13/pflag, gorilla/mux, go-ini/ini, spf13/cast, tidwall/gjson,
 magiconair/properties, gobwas/glob and the semver crate by their last name part, so another fork of pflag or any
-package named semver is kept out too; yargs-parser by its first, so the rest of yargs is too. Broad names (parse,
-glob, cast, properties, schedule, validator, base64) also keep out unrelated packages that hold them as a token
-(`fast-glob`, `base64-js`): the corpus has plenty without them."""
+package named semver is kept out too; yargs-parser by its first, so the rest of yargs is too; Redux Toolkit
+(`@reduxjs/toolkit`, repository reduxjs/redux-toolkit) by `redux` and `reduxjs`, so the rest of Redux is too. Broad
+names (parse, glob, cast, properties, schedule, validator, base64) also keep out unrelated packages that hold them as
+a token (`fast-glob`, `base64-js`): the corpus has plenty without them."""
 RESERVED_SEQUENCES = (("tanstack", "query", "core"), ("query", "core"))
 """Names of more than one token, matched as a run of tokens."""
 
