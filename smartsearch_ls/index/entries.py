@@ -3,10 +3,18 @@
 Both ways a file is indexed go through `index_text`: `RootIndex` for a file read or edited in this process, and
 `bulk`'s worker processes for their share of a first build, which index into postings and a snippet list of
 their own that the root's index then absorbs. So neither needs the other to turn a file into an entry.
+
+An entry pickles its declarations as one `bytes` of their own, and one unpickled (a restart's, or a worker's share)
+keeps that until they are first read: a search reads the snippets and postings, never the declarations (they serve the
+symbol index, `workspace/symbol` and the symbol look-ups), and rebuilding a large root's ~90,000 of them was a third of
+a restart's unpickling, before its first answer. The symbol index, built in the background after the first search,
+reads them a slice of files at a time; an entry saved before anything read them writes back the bytes it came with.
 """
 
 from __future__ import annotations
 
+import pickle
+import threading
 from dataclasses import dataclass
 
 from smartsearch_ls.chunking.chunker import chunk_file
@@ -14,22 +22,42 @@ from smartsearch_ls.chunking.snippet import Declaration, Snippet
 from smartsearch_ls.discovery.reading import FileStamp, ReadFile, SkipReason
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.terms import meta_terms, text_terms
-from smartsearch_ls.pickling import by_fields
+
+_UNPACKING = threading.Lock()
+"""Held while an entry's pickled declarations become a tuple, so that every reader gets that one tuple: the symbol
+index tells a file whose declarations changed by the tuple's identity."""
 
 
-@by_fields
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class FileEntry:
-    """What the index holds for one listed file."""
+    """What the index holds for one listed file (compared by identity: its declarations may be held either way)."""
 
     stamp: FileStamp | None
     """Size and mtime when read from disk; None for an unsaved buffer, so the next refresh re-reads it."""
     digest: str
     skipped: SkipReason | None
     docs: tuple[int, ...] = ()
-    declarations: tuple[Declaration, ...] = ()
+    declared: tuple[Declaration, ...] | bytes = ()
+    """The declarations, or their pickle until something reads `declarations` (an entry unpickled)."""
     lines: int = 0
     unsaved: bool = False
+
+    @property
+    def declarations(self) -> tuple[Declaration, ...]:
+        declared = self.declared
+        if isinstance(declared, bytes):
+            with _UNPACKING:
+                declared = self.declared
+                if isinstance(declared, bytes):
+                    declared = self.declared = pickle.loads(declared)
+        return declared
+
+    def __reduce__(self) -> tuple[type[FileEntry], tuple[object, ...]]:
+        """Pickled as `FileEntry(*fields)` (as `pickling.by_fields` does), the declarations as a pickle of their own."""
+        declared = self.declared
+        if not isinstance(declared, bytes):
+            declared = pickle.dumps(declared, protocol=pickle.HIGHEST_PROTOCOL)
+        return FileEntry, (self.stamp, self.digest, self.skipped, self.docs, declared, self.lines, self.unsaved)
 
 
 def index_text(

@@ -139,7 +139,7 @@ class RootIndex:
             generation = self.generation
             # An unsaved buffer is persisted as "changed on disk", so the next process re-reads the file.
             files = {
-                path: FileEntry(None, "", None, e.docs, e.declarations, e.lines) if e.unsaved else e
+                path: FileEntry(None, "", None, e.docs, e.declared, e.lines) if e.unsaved else e
                 for path, e in self.files.items()
             }
             payload = {"root": str(self.root), "files": files, "snippets": self.snippets, "bm25": self.bm25}

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from smartsearch_ls.chunking.snippet import Declaration
 from smartsearch_ls.discovery.globs import GlobSet
 from smartsearch_ls.discovery.reading import SkipReason
 from smartsearch_ls.index import bulk, root_index, store
@@ -194,6 +195,57 @@ def test_a_same_size_edit_with_its_mtime_set_back_is_seen_at_the_next_start(proj
     assert second.load_persisted()
     assert second.refresh().read == 1
     assert fingerprint(second) == fingerprint(fresh(project))
+
+
+def declared_names(index: RootIndex) -> dict[str, list[str]]:
+    """Every file's declarations' qualified names, comparable across indexes."""
+    return {path: [d.qualified_name for d in entry.declarations] for path, entry in index.entries()}
+
+
+def test_a_warm_start_builds_no_declaration_until_one_is_read(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restart's first search needs none of them; the first reader gets every one of them, never an empty tuple."""
+    cache = tmp_path / "cache"
+    first = RootIndex(project, cache_dir=cache)
+    first.refresh()
+    assert first.persist()
+    built: list[str] = []
+    plain_init = Declaration.__init__
+
+    def counted(self: Declaration, *fields: Any) -> None:
+        built.append(fields[1])
+        plain_init(self, *fields)
+
+    monkeypatch.setattr(Declaration, "__init__", counted)
+    second = RootIndex(project, cache_dir=cache)
+    assert second.load_persisted() and second.refresh().read == 0
+    assert shortlist([Scope(second)], "reject expired sessions", 3).candidates
+    assert built == []
+    assert "SessionStore.get" in {d.qualified_name for d in second.declarations()}
+    assert "SessionStore.get" in built
+    assert declared_names(second) == declared_names(first)
+    entry = second.files["auth/sessions.py"]
+    assert entry.declarations is entry.declarations  # one tuple, which the symbol index compares by identity
+
+
+def test_declarations_never_read_are_saved_again_as_they_were(project: Path, tmp_path: Path) -> None:
+    """An index saved before anything read its declarations writes back the pickles it loaded, and a file edited
+    meanwhile has its new ones."""
+    cache = tmp_path / "cache"
+    first = RootIndex(project, cache_dir=cache)
+    first.refresh()
+    assert first.persist()
+    second = RootIndex(project, cache_dir=cache)
+    assert second.load_persisted()
+    (project / "config/loader.py").write_text("def load_settings(path):\n    return path\n")
+    assert second.refresh().read == 1
+    assert isinstance(second.files["auth/sessions.py"].declared, bytes)
+    assert second.persist()
+    third = RootIndex(project, cache_dir=cache)
+    assert third.load_persisted() and third.refresh().read == 0
+    assert declared_names(third) == declared_names(fresh(project))
+    assert declared_names(third)["config/loader.py"] == ["load_settings"]
 
 
 def test_a_root_with_nothing_to_index_starts_warm_too(tmp_path: Path) -> None:

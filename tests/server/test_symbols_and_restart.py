@@ -132,6 +132,28 @@ async def test_restart_reuses_the_persisted_index(workspace: Path, model_server:
         await second.client.stop()
 
 
+async def test_a_restart_finds_names_asked_for_as_soon_as_it_is_ready(
+    workspace: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """A restart leaves its declarations pickled until something reads them: a look-up right after `index ready`,
+    before the symbol index is built in the background, still finds every name (never an empty list)."""
+    cache = tmp_path / "cache"
+    first = await start_session(workspace, model_server, cache)
+    await first.wait_for_log("index ready")
+    await first.client.shutdown_session()
+    await first.client.stop()
+    second = await start_session(workspace, model_server, cache)
+    try:
+        assert "0 files read" in await second.wait_for_log("index ready")
+        symbols = await second.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="SessionStore"))
+        assert symbols and symbols[0].name == "SessionStore" and symbols[0].kind == types.SymbolKind.Class
+        methods = await second.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="create"))
+        assert any(s.name == "create" and s.container_name == "auth/sessions.py" for s in methods)
+    finally:
+        await second.client.shutdown_session()
+        await second.client.stop()
+
+
 async def test_a_cold_start_answers_before_it_saves_its_index_and_saves_it_soon_after(
     workspace: Path, model_server: ModelServer, tmp_path: Path
 ) -> None:
