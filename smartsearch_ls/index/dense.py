@@ -111,6 +111,16 @@ class Reading:
         return self.kind.key(key)
 
 
+@dataclass(frozen=True, slots=True)
+class StoredVectors:
+    """A root's persisted vectors as read (`DenseIndex.read_persisted`), before a dense index adopts them."""
+
+    code: VectorRows
+    read: VectorRows
+    nothing: dict[str, set[str]]
+    """Per reading (`persisted_as`), the keys of snippets found to have nothing to read that way."""
+
+
 def dense_path(cache_dir: Path, root: Path) -> Path:
     """Where the vectors of `root` are kept: named like its index file, in a `dense/` folder."""
     return cache_dir / "dense" / store.index_path(cache_dir, root).name
@@ -323,8 +333,15 @@ class DenseIndex:
 
     def load(self) -> bool:
         """Adopt the persisted vectors of this root (those of snippets still live are used; the rest wait)."""
+        return self.adopt(self.read_persisted())
+
+    def read_persisted(self) -> StoredVectors | None:
+        """This root's persisted vectors as read from disk, not adopted yet (None: none, or not sound).
+
+        It reads nothing of the index but its root and cache folder, so a restart reads them beside the index's own
+        load (`server.folders`): the file's checksum, its reads and the widening of its rows run outside the GIL."""
         if self.index.cache_dir is None:
-            return False
+            return None
         payload = store.load(
             dense_path(self.index.cache_dir, self.index.root),
             version=VECTORS_FORMAT,
@@ -332,17 +349,24 @@ class DenseIndex:
             read_matrix=self._rows_from,
         )
         if payload is None:
-            return False
+            return None
         held = payload.get("matrix")
         if isinstance(held, np.ndarray):  # a file of an older format: the matrix came pickled whole
             held = self._rows_from(payload, held, _no_rows)
         if not isinstance(held, tuple):
+            return None
+        nothing = {r.kind.persisted_as: set(payload.get(r.kind.persisted_as, [])) for r in self._readings}
+        return StoredVectors(*held, nothing)
+
+    def adopt(self, stored: StoredVectors | None) -> bool:
+        """Take over the vectors `read_persisted` read (False for None), every doc of the index pointed at its rows."""
+        if stored is None:
             return False
         with self.index.lock, self._lock:
-            self._code, self._read = held
+            self._code, self._read = stored.code, stored.read
             self._doc_rows[:] = NO_ROW
             for reading in self._readings:
-                reading.nothing = set(payload.get(reading.kind.persisted_as, []))
+                reading.nothing = stored.nothing[reading.kind.persisted_as]
                 reading.rows = np.where(self._doc_prose, NO_READING, NO_ROW).astype(np.int64)
             self._sync_rows(np.arange(len(self._doc_keys), dtype=np.int64))
             # Every doc keyed and pointed at its rows now, while the folder is not ready yet: left to the first use,

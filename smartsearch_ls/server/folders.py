@@ -22,7 +22,7 @@ from pathlib import Path
 from smartsearch_ls.discovery.errors import DiscoveryError
 from smartsearch_ls.heap import release_free_memory
 from smartsearch_ls.index.bulk import BuildStopped
-from smartsearch_ls.index.dense import DenseIndex
+from smartsearch_ls.index.dense import DenseIndex, StoredVectors
 from smartsearch_ls.index.root_index import Progress as IndexProgress
 from smartsearch_ls.index.root_index import RefreshStats, RootIndex
 from smartsearch_ls.judge.cache import JudgmentCache, content_hash
@@ -255,9 +255,15 @@ class Folders:
         moved = False
         if (removed_save := self._removed_saves.pop(index.root, None)) is not None:
             await asyncio.wait([removed_save])  # its outcome is its own; this build loads what is on disk
+        dense = DenseIndex(index) if self.semantic else None
+        vectors: asyncio.Future[StoredVectors | None] | None = None
         try:
             async with folder.job:
                 started = time.monotonic()
+                if dense is not None:
+                    # Read beside the index's load, which they need nothing of: much of their read runs outside
+                    # the GIL, so a restart is ready sooner than reading them after it.
+                    vectors = asyncio.ensure_future(asyncio.to_thread(dense.read_persisted))
                 warm = await asyncio.to_thread(index.load_persisted)
                 folder.listed_nesting = folder.nesting
                 folder.stats = await asyncio.to_thread(index.refresh, progress)
@@ -281,8 +287,9 @@ class Folders:
                 gc.freeze()
                 # Loading or building it freed far more than it keeps (`heap`).
                 await asyncio.to_thread(release_free_memory)
-                if self.semantic:
-                    folder.dense = await asyncio.to_thread(DenseIndex.for_root, index)
+                if dense is not None and vectors is not None:
+                    await asyncio.to_thread(dense.adopt, await vectors)
+                    folder.dense = dense
                 folder.error = folder.relist_error = None
         except asyncio.CancelledError:
             # The loop is ending (`exit`, or the client closed the stream): it waits for its threads before the
@@ -299,6 +306,8 @@ class Folders:
             folder.error = f"indexing failed: {error}"
             log.exception("indexing %s failed", index.root)
         finally:
+            if vectors is not None:
+                vectors.cancel()  # not awaited when the build failed or stopped first: its thread's result is dropped
             folder.ready.set()
         if moved:  # saved after the folder is ready, not before: a cold start's first answer does not wait for it
             self._persist_later(folder)

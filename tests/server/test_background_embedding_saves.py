@@ -6,8 +6,13 @@ a test cannot tell whether the pass had ended before it looked; awaiting the pas
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import pytest
+
+from smartsearch_ls.index import store
+from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.server.folders import Folders
 from tests.conftest import SAMPLE_PROJECT, write_tree
 
@@ -38,3 +43,36 @@ async def test_a_restart_with_every_snippet_embedded_leaves_the_saved_vectors_as
     (root / "auth" / "tokens.py").write_text("def mint_token(user):\n    return f'token-{user}'\n")
     await embedded_to_the_end(root, cache)  # a new snippet's vector: saved
     assert saved.stat().st_ino != written[0]
+
+
+async def test_a_restart_reads_its_vectors_beside_its_index_and_adopts_every_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read after the index's load, they made a restart of a large root later to be ready by their whole read."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    await embedded_to_the_end(root, cache)
+    reading = threading.Event()
+    plain_store_load, plain_load_persisted = store.load, RootIndex.load_persisted
+
+    def store_load(path: Path, **options: object) -> object:
+        if path.parent.name == "dense":
+            reading.set()
+        return plain_store_load(path, **options)  # type: ignore[arg-type]
+
+    overlapped: list[bool] = []
+
+    def load_persisted(index: RootIndex) -> bool:
+        overlapped.append(reading.wait(3))
+        return plain_load_persisted(index)
+
+    monkeypatch.setattr(store, "load", store_load)
+    monkeypatch.setattr(RootIndex, "load_persisted", load_persisted)
+    folders = Folders(cache_dir=cache, semantic=True)
+    folder = folders.add(root)
+    await folders.build(folder)
+    assert overlapped == [True]
+    assert folder.error is None and folder.dense is not None
+    embedded, total = folder.dense.progress()
+    assert embedded == total > 0
+    folders.remove(root)

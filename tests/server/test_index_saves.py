@@ -138,10 +138,10 @@ async def test_a_build_whose_last_steps_fail_is_still_saved(
 ) -> None:
     """The index was brought up to date; a failure after that (here the vectors' load) must not cost its save."""
 
-    def broken(index: object) -> None:
+    def broken(dense: object, stored: object) -> None:
         raise RuntimeError("the vectors could not be loaded")
 
-    monkeypatch.setattr(folders_module.DenseIndex, "for_root", broken)
+    monkeypatch.setattr(folders_module.DenseIndex, "adopt", broken)
     folders, folder, root, cache = await built(tmp_path, semantic=True)
     assert folder.error is not None
     await until_saved(cache, within=5)
