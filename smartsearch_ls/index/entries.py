@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pickle
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from smartsearch_ls.chunking.chunker import chunk_file
@@ -58,6 +59,23 @@ class FileEntry:
         if not isinstance(declared, bytes):
             declared = pickle.dumps(declared, protocol=pickle.HIGHEST_PROTOCOL)
         return FileEntry, (self.stamp, self.digest, self.skipped, self.docs, declared, self.lines, self.unsaved)
+
+
+_NO_DECLARATIONS = pickle.dumps((), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def declarations_load(entries: Iterable[FileEntry]) -> bool:
+    """Whether the first of `entries` that declares something unpickles its declarations: the rest are read lazily,
+    so a persisted index whose `Declaration`s no longer load (a class changed without a format bump) must fail its
+    load, and be rebuilt, rather than every symbol look-up after it."""
+    for entry in entries:
+        if isinstance(entry.declared, bytes) and entry.declared != _NO_DECLARATIONS:
+            try:
+                entry.declarations  # noqa: B018 - read for its unpickling
+            except Exception:  # any failure of a pickle written by another version of this code
+                return False
+            return True
+    return True
 
 
 def index_text(

@@ -25,7 +25,7 @@ from smartsearch_ls.discovery.unlisted import would_list
 from smartsearch_ls.index import store
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.bulk import BuildStopped, Share, build_in_parallel
-from smartsearch_ls.index.entries import FileEntry, index_text
+from smartsearch_ls.index.entries import FileEntry, declarations_load, index_text
 from smartsearch_ls.index.gc_pause import gc_paused
 from smartsearch_ls.index.soundness import inconsistency
 
@@ -117,6 +117,9 @@ class RootIndex:
             return False
         if (problem := inconsistency(files, snippets, bm25)) is not None:
             log.warning("ignoring an inconsistent persisted index for %s (%s); it will be rebuilt", self.root, problem)
+            return False
+        if not declarations_load(files.values()):
+            log.warning("ignoring a persisted index with declarations that do not load for %s; rebuilt", self.root)
             return False
         with self.lock:
             self.files, self.snippets, self.bm25 = files, snippets, bm25

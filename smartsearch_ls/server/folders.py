@@ -264,7 +264,13 @@ class Folders:
                     # Read beside the index's load, which they need nothing of: much of their read runs outside
                     # the GIL, so a restart is ready sooner than reading them after it.
                     vectors = asyncio.ensure_future(asyncio.to_thread(dense.read_persisted))
+                    vectors.add_done_callback(lambda read: read.cancelled() or read.exception())  # none unretrieved
                 warm = await asyncio.to_thread(index.load_persisted)
+                if not warm and vectors is not None:
+                    # A cold build comes next, the process's peak: the read is let end and dropped rather than held
+                    # through it, and made again after it (the rebuilt snippets key the same vectors).
+                    await asyncio.wait([vectors])
+                    vectors = None
                 folder.listed_nesting = folder.nesting
                 folder.stats = await asyncio.to_thread(index.refresh, progress)
                 log.info(
@@ -287,8 +293,9 @@ class Folders:
                 gc.freeze()
                 # Loading or building it freed far more than it keeps (`heap`).
                 await asyncio.to_thread(release_free_memory)
-                if dense is not None and vectors is not None:
-                    await asyncio.to_thread(dense.adopt, await vectors)
+                if dense is not None:
+                    stored = await vectors if vectors is not None else await asyncio.to_thread(dense.read_persisted)
+                    await asyncio.to_thread(dense.adopt, stored)
                     folder.dense = dense
                 folder.error = folder.relist_error = None
         except asyncio.CancelledError:

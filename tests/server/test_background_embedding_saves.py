@@ -6,12 +6,14 @@ a test cannot tell whether the pass had ended before it looked; awaiting the pas
 
 from __future__ import annotations
 
+import gc
 import threading
 from pathlib import Path
 
 import pytest
 
 from smartsearch_ls.index import store
+from smartsearch_ls.index.dense import DenseIndex, StoredVectors
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.server.folders import Folders
 from tests.conftest import SAMPLE_PROJECT, write_tree
@@ -72,6 +74,46 @@ async def test_a_restart_reads_its_vectors_beside_its_index_and_adopts_every_one
     folder = folders.add(root)
     await folders.build(folder)
     assert overlapped == [True]
+    assert folder.error is None and folder.dense is not None
+    embedded, total = folder.dense.progress()
+    assert embedded == total > 0
+    folders.remove(root)
+
+
+async def test_a_cold_rebuild_does_not_hold_the_vectors_read_beside_its_failed_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A damaged index is rebuilt, the process's peak of memory: the vectors read beside the load that failed must not
+    be held through it, and are still every one adopted after it."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    await embedded_to_the_end(root, cache)
+    stored = next((cache / "index").iterdir())
+    stored.write_bytes(stored.read_bytes()[:100])
+    plain_read, plain_refresh = DenseIndex.read_persisted, RootIndex.refresh
+    read: list[int] = []
+    read_once = threading.Event()
+
+    def read_persisted(dense: DenseIndex) -> StoredVectors | None:
+        vectors = plain_read(dense)
+        read.append(id(vectors))
+        read_once.set()
+        return vectors
+
+    held_during_build: list[int] = []
+
+    def refresh(index: RootIndex, *args: object, **options: object) -> object:
+        assert read_once.wait(3)  # the read beside the load has ended, kept or dropped
+        gc.collect()
+        held_during_build.append(sum(isinstance(o, StoredVectors) and id(o) in read for o in gc.get_objects()))
+        return plain_refresh(index, *args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(DenseIndex, "read_persisted", read_persisted)
+    monkeypatch.setattr(RootIndex, "refresh", refresh)
+    folders = Folders(cache_dir=cache, semantic=True)
+    folder = folders.add(root)
+    await folders.build(folder)
+    assert held_during_build == [0]
     assert folder.error is None and folder.dense is not None
     embedded, total = folder.dense.progress()
     assert embedded == total > 0
