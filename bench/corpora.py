@@ -79,6 +79,12 @@ def _sdist(name: str, version: str, filename: str, sha256: str, *, dest: str = "
     return Source("pypi", name, version, filename, sha256, dest=dest)
 
 
+def _npm(name: str, version: str, sha256: str, *, keep: tuple[str, ...] = ()) -> Source:
+    """A package tarball, under the file name `npm pack` gives it (a scope's `@` dropped, its `/` a `-`)."""
+    filename = f"{name.removeprefix('@').replace('/', '-')}-{version}.tgz"
+    return Source("npm", name, version, filename, sha256, keep=keep)
+
+
 CLICK = Corpus(
     name="click",
     sources=(
@@ -93,11 +99,9 @@ CLICK = Corpus(
 ZOD = Corpus(
     name="zod",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "zod",
             "4.1.12",
-            "zod-4.1.12.tgz",
             "2ef9d7a7d822b059c9bd21f87caa4fdc48220d437353678984df942fb67b43fa",
             # The tarball also ships compiled .js/.cjs/.d.ts and the frozen v3 copy; keeping only the v4 .ts
             # sources gives a repository-like tree in which each behavior has one implementation to find.
@@ -183,11 +187,9 @@ def _deb(name: str, version: str, arch: str, sha256: str, top: str, keep: tuple[
 KOA = Corpus(
     name="koa",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "koa",
             "2.15.3",
-            "koa-2.15.3.tgz",
             "23b9a334640c93f61306e1941dc87b6001b0273230482fb9138243de870727f1",
             keep=("lib/", "package.json", "Readme.md", "LICENSE"),  # not dist/: a bundled copy of lib/
         ),
@@ -199,11 +201,9 @@ KOA = Corpus(
 WS = Corpus(
     name="ws",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "ws",
             "8.18.0",
-            "ws-8.18.0.tgz",
             "a08221f2851472c944ca0178d89a9888c7f43fbd9998afc8a7ec6fe417c4ca20",
         ),
     ),
@@ -317,11 +317,9 @@ STRUCTLOG = Corpus(
 EJS = Corpus(
     name="ejs",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "ejs",
             "3.1.10",
-            "ejs-3.1.10.tgz",
             "990ad60970b439f79eba9cad9e58f039471ec003f57f4e06e6a9a3fdc9e4bb95",
             keep=("lib/", "bin/", "package.json", "README.md", "LICENSE"),  # not ejs.js / ejs.min.js: bundles of lib/
         ),
@@ -333,11 +331,9 @@ EJS = Corpus(
 TRPC = Corpus(
     name="trpc",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "@trpc/server",
             "10.45.2",
-            "trpc-server-10.45.2.tgz",
             "7b861ef0a4410e1f988645c29a7680be8c860b459136716e3b91941c0fd1783e",
             keep=("src/", "package.json", "README.md"),  # the TypeScript sources, not the compiled dist/ or stubs
         ),
@@ -393,11 +389,9 @@ VOLUPTUOUS = Corpus(
 QS = Corpus(
     name="qs",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "qs",
             "6.13.0",
-            "qs-6.13.0.tgz",
             "abffeabbdedc8e466c1bd75227e14ceb76e77f61be475dfcee0d3bbe6dd608fd",
             keep=("lib/", "test/", "package.json", "README.md", "LICENSE.md"),  # not dist/: a bundled copy of lib/
         ),
@@ -482,11 +476,9 @@ ITSDANGEROUS = Corpus(
 YARGS_PARSER = Corpus(
     name="yargs-parser",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "yargs-parser",
             "21.1.1",
-            "yargs-parser-21.1.1.tgz",
             "342b7d527d4a72265b64f27711517349c3c05ee302ab3b8c7452f0bfbe709151",
             keep=("build/lib/", "package.json", "README.md", "LICENSE.txt"),  # not build/index.cjs: a bundled copy
         ),
@@ -616,11 +608,9 @@ SCHEDULE = Corpus(
 VALIDATOR = Corpus(
     name="validator",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "validator",
             "13.12.0",
-            "validator-13.12.0.tgz",
             "9189b3c1d90b55e4822c4106504b16ce77a431267d17abb9527e4f1b1400ae13",
             keep=("es/lib/", "package.json", "README.md", "LICENSE"),  # not lib/ nor the bundles: copies of es/lib/
         ),
@@ -736,11 +726,9 @@ TORNADO = Corpus(
 FASTIFY = Corpus(
     name="fastify",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "fastify",
             "4.28.1",
-            "fastify-4.28.1.tgz",
             "df149dcab400c90ed4b703d77381d7c6a47dc394c76f2491ff3a8647d332854b",
         ),
     ),
@@ -751,11 +739,9 @@ FASTIFY = Corpus(
 REDUX_TOOLKIT = Corpus(
     name="redux-toolkit",
     sources=(
-        Source(
-            "npm",
+        _npm(
             "@reduxjs/toolkit",
             "2.16.0",
-            "reduxjs-toolkit-2.16.0.tgz",
             "f815be44e3876a2c72f01135768a872048c00cb7bfabf313b238004302c32f2a",
             # The tarball also ships compiled dist/ bundles and .d.ts copies, and entry-point stubs (query/, react/)
             # and agent notes (skills/); keeping only the .ts sources gives each behavior one implementation.

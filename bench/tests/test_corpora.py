@@ -47,3 +47,10 @@ def test_every_pin_is_a_sha256_and_names_are_unique():
             assert len(source.sha256) == 64 and int(source.sha256, 16) >= 0
         dests = [s.dest for s in corpus.sources]
         assert len(set(dests)) == len(dests)
+
+
+def test_an_npm_pin_is_named_as_npm_pack_saves_it():
+    sha = "0" * 64
+    assert corpora._npm("koa", "2.15.3", sha).filename == "koa-2.15.3.tgz"
+    scoped = corpora._npm("@trpc/server", "10.45.2", sha, keep=("src/",))
+    assert (scoped.filename, scoped.spec, scoped.keep) == ("trpc-server-10.45.2.tgz", "@trpc/server@10.45.2", ("src/",))

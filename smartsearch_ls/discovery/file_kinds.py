@@ -32,8 +32,16 @@ TEST_MODULES = frozenset({"tests", "test"})
 def is_test(path: str, symbol: str | None = None) -> bool:
     """Whether a root-relative path is a test file or, when the declaration's qualified `symbol` is known, whether it
     is a Rust unit test in its implementation's own file."""
-    if TEST_PATH.search(path) is not None:
-        return True
+    return is_test_file(path) or in_test_module(path, symbol)
+
+
+def is_test_file(path: str) -> bool:
+    """Whether a root-relative path is a test file: the part of `is_test` that a file's every declaration shares."""
+    return TEST_PATH.search(path) is not None
+
+
+def in_test_module(path: str, symbol: str | None) -> bool:
+    """Whether the declaration `symbol` of `path` sits in a Rust unit-test module (`TEST_MODULES`)."""
     return symbol is not None and path.endswith(".rs") and not TEST_MODULES.isdisjoint(symbol.split("."))
 
 

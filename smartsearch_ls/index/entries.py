@@ -6,9 +6,10 @@ their own that the root's index then absorbs. So neither needs the other to turn
 
 An entry pickles its declarations as one `bytes` of their own, and one unpickled (a restart's, or a worker's share)
 keeps that until they are first read: a search reads the snippets and postings, never the declarations (they serve the
-symbol index, `workspace/symbol` and the symbol look-ups), and rebuilding a large root's ~90,000 of them was a third of
-a restart's unpickling, before its first answer. The symbol index, built in the background after the first search,
-reads them a slice of files at a time; an entry saved before anything read them writes back the bytes it came with.
+symbol index, `workspace/symbol` and the symbol look-ups), and on a large root rebuilding them was a large part of a
+restart's unpickling, before its first answer (bench/README.md has the figures). The symbol index, built in the
+background after the first search, reads them a slice of files at a time; an entry saved before anything read them
+writes back the bytes it came with.
 """
 
 from __future__ import annotations

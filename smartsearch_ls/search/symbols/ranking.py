@@ -30,9 +30,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from smartsearch_ls.chunking.snippet import Declaration
+from smartsearch_ls.discovery.file_kinds import in_test_module, is_test_file
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.search.result import kind_of
 from smartsearch_ls.search.symbols.graph import ImportGraph
 from smartsearch_ls.search.symbols.index import SymbolIndex, name_tokens, symbol_index
 
@@ -41,8 +41,9 @@ _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "enum": 0, "function": 1,
 
 
 @functools.lru_cache(maxsize=100_000)
-def _is_test(path: str, qualified_name: str) -> bool:
-    return kind_of(path, qualified_name) is not None
+def _is_test_file(path: str) -> bool:
+    """Cached by path: a look-up asks it of every declaration it matches, most of them in a few files."""
+    return is_test_file(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +195,7 @@ def find_symbols(
                                 tier, coverage = (5, ratio) if ratio else (6, 0.0)
                             if tier > max_tier:
                                 continue
-                            test = _is_test(path, declaration.qualified_name)
+                            test = _is_test_file(path) or in_test_module(path, declaration.qualified_name)
                             nested = declaration.qualified_name.lower() != wanted.text.lower()
                             key = (tier, int(test != tests_first), -coverage, nested)
                             found.append((key, symbols, declaration, coverage))
