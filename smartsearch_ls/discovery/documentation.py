@@ -16,8 +16,9 @@ PROSE_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".ascii
 """Markup formats that hold prose. Configuration and data (`.toml`, `.json`, `.yaml`) are not documentation:
 "where do we configure the linter" is answered by them."""
 
-PROSE_NAMES = frozenset({"readme", "changelog", "license", "copying", "authors", "contributing"})
-"""Documentation files by name, with no suffix or `.txt`, wherever they are."""
+PROSE_NAMES = frozenset({"readme", "changelog", "license", "copying", "authors", "contributing", "pkg-info"})
+"""Documentation files by name, with no suffix or `.txt`, wherever they are. A Python package's `PKG-INFO` (at an
+sdist's root and in its `*.egg-info`) is its README again under a few header lines."""
 
 ROOT_PROSE_NAMES = frozenset({"history", "changes", "news", "notice"})
 """Names that are documentation only at the root or in a docs folder (`src/history` may well be code)."""

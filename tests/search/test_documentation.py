@@ -53,6 +53,8 @@ def index(tmp_path: Path) -> RootIndex:
         ("docs/requirements.txt", False),
         ("HISTORY", True),
         ("src/history", False),
+        ("PKG-INFO", True),
+        ("tornado.egg-info/PKG-INFO", True),
     ],
 )
 def test_documentation_files_are_told_by_name(path: str, prose: bool) -> None:
