@@ -168,7 +168,12 @@ def _dump_in_parts(payload: dict[str, Any], sink: _HashingWriter) -> None:
     """The payload with each list and dict replaced by its `Parts`, then their items, `PART_ITEMS` to a pickle."""
     collections = {key: value for key, value in payload.items() if type(value) in (list, dict)}
     skeleton = {key: Parts(type(value), len(value)) if key in collections else value for key, value in payload.items()}
-    pickle.dump(skeleton, sink, protocol=pickle.HIGHEST_PROTOCOL)
+    # Without a memo: what stays in the skeleton shares nothing (a root's postings: their buffers, their hundred
+    # thousand terms, the arrays cut out of them), and a memo kept every term, and the bytes of every cut array, alive
+    # until the whole skeleton was written. A cycle in it would raise rather than recurse.
+    pickler = pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True
+    pickler.dump(skeleton)
     for value in collections.values():
         items = list(value.items()) if isinstance(value, dict) else value
         for start in range(0, len(items), PART_ITEMS):
