@@ -317,8 +317,7 @@ class SymbolIndex:
     def mentions(self, name: str) -> int:
         """Snippets whose text mentions the name's term (live or not yet compacted): a cheap popularity."""
         term = name_term(name)
-        postings = self.index.bm25.body.get(term) if term else None
-        return len(postings) // 2 if postings is not None else 0
+        return self.index.bm25.frequency(term) if term else 0
 
 
 _REGISTRY: dict[int, tuple[weakref.ref[RootIndex], SymbolIndex]] = {}
