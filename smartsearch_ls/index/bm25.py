@@ -22,8 +22,9 @@ from __future__ import annotations
 import math
 import threading
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -56,18 +57,20 @@ class PackedTable:
         """Add these postings to `table` with every document id raised by `offset` (the buffer's in one numpy
         operation: a worker's share is all buffer)."""
         flat = memoryview(_shifted(self.flat, width, offset))
-        start = 0
-        pieces: list[tuple[str, bytes | memoryview]] = []
-        for term, end in zip(self.terms, self.ends, strict=True):
-            if term:
-                pieces.append((term, flat[start:end]))
-            start = end
-        pieces.extend((term, _shifted(values.tobytes(), width, offset)) for term, values in self.cut.items())
-        for term, values in pieces:
+        added = ((term, _shifted(values.tobytes(), width, offset)) for term, values in self.cut.items())
+        for term, values in chain(self._held(flat), added):  # one at a time: a share's terms' views are not all kept
             postings = table.writable(term)
             if postings is None:
                 postings = table.arrays[term] = array("i")
             postings.frombytes(values)
+
+    def _held(self, flat: memoryview) -> Iterator[tuple[str, memoryview]]:
+        """Each term of the buffer with a view of its values in `flat`."""
+        start = 0
+        for term, end in zip(self.terms, self.ends, strict=True):
+            if term:
+                yield term, flat[start:end]
+            start = end
 
 
 def _shifted(values: bytes, width: int, offset: int) -> bytes:
