@@ -170,8 +170,8 @@ def _dump_in_parts(payload: dict[str, Any], sink: _HashingWriter) -> None:
     collections = {key: value for key, value in payload.items() if type(value) in (list, dict)}
     skeleton = {key: Parts(type(value), len(value)) if key in collections else value for key, value in payload.items()}
     # Without a memo: what stays in the skeleton shares nothing (a root's postings: their buffers, their hundred
-    # thousand terms, the arrays cut out of them), and a memo kept every term, and the bytes of every cut array, alive
-    # until the whole skeleton was written. A cycle in it would raise rather than recurse.
+    # thousand terms, the arrays of what terms gained since), and a memo kept every term, and a copy of every array's
+    # bytes, alive until the whole skeleton was written. A cycle in it would raise rather than recurse.
     pickler = pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.fast = True
     pickler.dump(skeleton)

@@ -436,7 +436,7 @@ def test_a_refresh_that_re_reads_a_few_files_leaves_the_buffer_as_it_is(project:
     path = project / "auth" / "sessions.py"
     path.write_text(path.read_text() + "\ndef revoke_all_tokens(store):\n    store.clear()\n")
     assert index.refresh().chunked == 1
-    assert index.bm25.body.packed().flat is buffer and index.bm25.body.arrays  # the edit's terms cut out, no more
+    assert index.bm25.body.packed().flat is buffer and index.bm25.body.arrays  # arrays of what the edit added, no more
     assert [c.snippet.symbol for c in shortlist([Scope(index)], "revoke all tokens", 1).candidates] == [
         "revoke_all_tokens"
     ]
