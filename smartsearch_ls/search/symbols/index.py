@@ -158,7 +158,10 @@ class SymbolIndex:
     def _learn(self, path: str, declarations: tuple[Declaration, ...]) -> None:
         grouped: dict[str, list[Declaration]] = {}
         for declaration in declarations:
-            grouped.setdefault(declaration.name.lower(), []).append(declaration)
+            name = declaration.name
+            lower = name.lower()
+            # A name already in lower case is its own key: most are, and a copy of each was held for the index's life.
+            grouped.setdefault(name if lower == name else lower, []).append(declaration)
         added: list[str] = []
         for lower, found in grouped.items():
             paths = self.by_name.get(lower)
