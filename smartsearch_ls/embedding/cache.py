@@ -28,6 +28,12 @@ def passage_key(key: str) -> str:
     return f"{key}:passages"
 
 
+def reading_base(key: str) -> str:
+    """The key of a snippet's own vector that a reading's key (`commentary_key`, `passage_key`) was made from: a
+    content key is hexadecimal, so the first colon ends it."""
+    return key.partition(":")[0]
+
+
 NOTHING = np.zeros(0, dtype=np.float32)
 NOTHING.setflags(write=False)
 """Stored under a reading's key (`commentary_key`, `passage_key`) when the snippet has nothing to read that way, so

@@ -13,8 +13,8 @@ An index is pickled (persisted, or sent back by a cold-build worker) as `Packed`
 end to end in one buffer, so a hundred thousand terms cost one bytes object instead of a hundred thousand
 array pickles, and absorbing a worker's share shifts every document id in one numpy operation. An index keeps
 that buffer in memory too, read back from disk or laid out after a build (`Postings.pack`): a query reads its
-terms' postings as views of it, and an edit cuts out an array for the terms it adds to, a few hundred of a large
-repository's hundred thousand.
+terms' postings as views of it, and an edit appends to an array of what each term it adds to gained since, leaving
+the term's postings in the buffer where they are.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from __future__ import annotations
 import math
 import threading
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -44,8 +45,8 @@ on the third; the figures are in bench/README.md)."""
 @dataclass(frozen=True, slots=True)
 class PackedTable:
     """One postings table as pickled: `terms[i]`'s int32 values are `flat[ends[i-1]:ends[i]]` (byte offsets), except
-    where `terms[i]` is "" (a term cut out since the buffer was laid out: its bytes are stale); `cut` holds those
-    terms' postings, and any added since, as arrays."""
+    where `terms[i]` is "" (bytes no term uses any more); `cut` holds, as arrays, what a term gained since the buffer
+    was laid out (after its values in the buffer), or all of a term's values when the buffer has none."""
 
     terms: list[str]
     ends: Sequence[int]
@@ -56,18 +57,20 @@ class PackedTable:
         """Add these postings to `table` with every document id raised by `offset` (the buffer's in one numpy
         operation: a worker's share is all buffer)."""
         flat = memoryview(_shifted(self.flat, width, offset))
-        start = 0
-        pieces: list[tuple[str, bytes | memoryview]] = []
-        for term, end in zip(self.terms, self.ends, strict=True):
-            if term:
-                pieces.append((term, flat[start:end]))
-            start = end
-        pieces.extend((term, _shifted(values.tobytes(), width, offset)) for term, values in self.cut.items())
-        for term, values in pieces:
+        added = ((term, _shifted(values.tobytes(), width, offset)) for term, values in self.cut.items())
+        for term, values in chain(self._held(flat), added):  # one at a time: a share's terms' views are not all kept
             postings = table.writable(term)
             if postings is None:
                 postings = table.arrays[term] = array("i")
             postings.frombytes(values)
+
+    def _held(self, flat: memoryview) -> Iterator[tuple[str, memoryview]]:
+        """Each term of the buffer with a view of its values in `flat`."""
+        start = 0
+        for term, end in zip(self.terms, self.ends, strict=True):
+            if term:
+                yield term, flat[start:end]
+            start = end
 
 
 def _shifted(values: bytes, width: int, offset: int) -> bytes:
@@ -86,30 +89,32 @@ def _joined(pieces: Sequence[array[int] | memoryview]) -> tuple[list[int], bytes
 
 
 class Postings:
-    """One table, term -> its postings: one packed buffer laid out end to end, and arrays for the terms cut out of it.
+    """One table, term -> its postings: one packed buffer laid out end to end, and arrays of what terms gained since.
 
     A table built by `add` holds arrays alone; `pack` lays them out in one buffer, as a loaded table holds them, so a
     large repository's hundred thousand terms cost one allocation, not one each with its slack. Reading a term
-    (`get`) never copies: a packed term comes back as a view of the buffer. Writing one (`writable`, for `add`)
-    cuts its array out first; its bytes in the buffer are left stale until the next `pack`. Every cut and every
-    read of the buffer's layout holds a lock of its own (`_cutting`): look-ups that do not hold the index's lock
-    (symbol popularity) may race an edit for the same term, and must find the array the edit cut, not a term that
-    seems to have no postings.
+    (`get`) of the buffer alone never copies: it comes back as a view of the buffer. Writing one (`writable`, for
+    `add`) appends to an array of the term's own after what the buffer holds of it, so an edit costs what it adds:
+    cutting each of its terms out of the buffer whole copied the postings of the commonest words of the language,
+    most of the buffer, at the first edit of a session. A term with values in both is read as one copy of the two
+    (`get`). Every change to the layout holds a lock of its own (`_cutting`): look-ups that do not hold the index's
+    lock (symbol popularity) may race an edit for the same term.
     """
 
     __slots__ = ("_cutting", "_ends", "_flat", "_spans", "arrays")
 
     def __init__(self, packed: PackedTable | None = None) -> None:
         self.arrays: dict[str, array[int]] = {t: array("i", v) for t, v in (packed.cut if packed else {}).items()}
-        """Terms whose postings are arrays; `add` appends to them in place (copies of the table's it was made from:
-        an index copied through its pickled form must not grow the original's)."""
+        """Each term's values past those of the buffer (all of them for a term the buffer lacks); `add` appends to
+        them in place (copies of the table's it was made from: an index copied through its pickled form must not
+        grow the original's)."""
         self._cutting = threading.Lock()
         self._flat = b""
         self._ends = array("q")
         """Packed term number `i`'s bytes end at `_ends[i]` and start where `i - 1`'s end."""
         self._spans: dict[str, int] = {}
         """The terms in the buffer, each with its number (an int, not a pair of offsets: a root's hundred thousand
-        terms are held here); a term is here or in `arrays`, never both."""
+        terms are held here); a term may also be in `arrays`, for what it gained since."""
         if packed is not None:
             self._lay_out(packed.terms, packed.ends, packed.flat)
 
@@ -117,26 +122,43 @@ class Postings:
         self._flat, self._ends = flat, array("q", ends)
         self._spans = {term: number for number, term in enumerate(terms) if term}
 
-    def get(self, term: str) -> array[int] | memoryview | None:
+    def get(self, term: str) -> array[int] | memoryview | bytes | None:
         """The term's postings (int32 values) to read, not to change, or None when no document has it."""
-        found = self.arrays.get(term)
-        if found is None:  # not `and self._spans`: an edit may be moving the last buffered term into `arrays`
-            with self._cutting:
-                found = self.arrays.get(term)
-                if found is None and (number := self._spans.get(term)) is not None:
-                    return memoryview(self._flat)[self._span(number)].cast("i")
-        return found
+        with self._cutting:
+            added = self.arrays.get(term)
+            number = self._spans.get(term)
+            if number is None:
+                return added
+            held = memoryview(self._flat)[self._span(number)]
+            return held.cast("i") if not added else b"".join((held, added))
 
     def writable(self, term: str) -> array[int] | None:
-        """The term's postings as an array to append to, cut out of the buffer on first use; None when no document
+        """The array to append the term's new values to (after what the buffer holds of it); None when no document
         has it."""
         found = self.arrays.get(term)
         if found is None and self._spans:
             with self._cutting:
                 found = self.arrays.get(term)
-                if found is None and (number := self._spans.pop(term, None)) is not None:
-                    found = self.arrays[term] = array("i", self._flat[self._span(number)])
+                if found is None and term in self._spans:
+                    found = self.arrays[term] = array("i")
         return found
+
+    def _cut_out_gains(self) -> None:
+        """Terms that gained values since the buffer was laid out become arrays of all their values, out of the
+        buffer: what `pack` and `compact` expect, a term in one place (under `_cutting`)."""
+        for term, added in self.arrays.items():
+            if (number := self._spans.pop(term, None)) is not None:
+                whole = array("i", self._flat[self._span(number)])
+                whole.extend(added)
+                self.arrays[term] = whole
+
+    def count(self, term: str) -> int:
+        """How many int32 values the term's postings hold, without reading them."""
+        with self._cutting:
+            added = self.arrays.get(term)
+            number = self._spans.get(term)
+            held = 0 if number is None else (self._ends[number] - (self._ends[number - 1] if number else 0)) // 4
+            return held + (len(added) if added is not None else 0)
 
     def document_range(self, width: int) -> tuple[int, int] | None:
         """The lowest and highest document id in the table (every `width`-th int32), or None when it is empty; the
@@ -150,6 +172,7 @@ class Postings:
         """Lay every term's postings out end to end in one buffer (a copy of them all: after a build, not per
         edit)."""
         with self._cutting:
+            self._cut_out_gains()
             self._lay_out([*self._spans, *self.arrays], *_joined([*self._packed_pieces(), *self.arrays.values()]))
             self.arrays = {}
 
@@ -162,6 +185,7 @@ class Postings:
         """Keep the postings of `alive` documents only (rows of `width` int32 values, the document first), laid out
         in one buffer: the buffer's rows filtered in one numpy pass, the few arrays cut out of it one by one."""
         with self._cutting:
+            self._cut_out_gains()
             terms, counts, pieces = self._kept_packed(alive, width)
             for term, values in self.arrays.items():
                 rows = np.frombuffer(values, dtype=np.int32).reshape(-1, width)
@@ -339,8 +363,7 @@ class Bm25Index:
 
     def frequency(self, term: str) -> int:
         """How many snippets hold `term` in their body (retired ones included until a compaction drops them)."""
-        found = self.body.get(term)
-        return len(found) // 2 if found is not None else 0
+        return self.body.count(term) // 2
 
     def scores(self, weights: Mapping[str, float]) -> npt.NDArray[np.float32]:
         """BM25 (plus the meta boost) of every document id for weighted query terms; retired ones score 0."""

@@ -6,7 +6,9 @@ of a language server that has already used threads can hang. It is not a `multip
 that re-imports the parent's main module in every worker (the command line's or a benchmark's imports,
 pydantic-ai and onnxruntime among them), a large share of a cold build on 2 cores. The parent writes
 `(root, shares)` to the worker's stdin as one pickle; the worker writes back one pickled `Share` per share
-on its stdout (never the parent's stdout, which is the language server's protocol stream).
+on its stdout (never the parent's stdout, which is the language server's protocol stream), which the parent
+unpickles as it reads it: read whole first, the last shares' bytes were held beside everything they unpickle into
+as the build ends, the moment a cold start holds the most.
 
 A share comes back as a small index of its own (packed postings, entries, snippets) and is absorbed by
 shifting its document ids, so merging costs one numpy operation per share and a buffer slice per term. Below
@@ -97,9 +99,7 @@ def serve_shares(source: IO[bytes], sink: IO[bytes]) -> None:
     gc.disable()  # millions of small objects, none of them garbage
     root, shares = pickle.load(source)
     for paths in shares:
-        frame = pickle.dumps(index_share(root, paths), protocol=pickle.HIGHEST_PROTOCOL)
-        sink.write(len(frame).to_bytes(8, "little"))
-        sink.write(frame)
+        pickle.dump(index_share(root, paths), sink, protocol=pickle.HIGHEST_PROTOCOL)
         sink.flush()
 
 
@@ -189,7 +189,7 @@ class _Worker:
         assert self.process.stdout is not None
         for _ in range(self.expected):
             try:
-                arrivals.put(pickle.loads(_read_frame(self.process.stdout)))
+                arrivals.put(pickle.load(self.process.stdout))  # a pipe that ends early raises
             except BaseException as error:
                 if self.process.poll() is None:
                     self.process.kill()
@@ -203,15 +203,6 @@ class _Worker:
         self.process.wait()
         if self.process.stdout is not None:
             self.process.stdout.close()
-
-
-def _read_frame(stream: IO[bytes]) -> bytes:
-    """One length-prefixed frame, read whole before unpickling: a pipe read in one call, not thousands."""
-    size = int.from_bytes(stream.read(8), "little")
-    frame = stream.read(size)
-    if size == 0 or len(frame) != size:
-        raise EOFError("the worker's output ended mid-share")
-    return frame
 
 
 def _size(path: Path) -> int:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import chain, compress, islice
@@ -46,7 +46,7 @@ import numpy.typing as npt
 from smartsearch_ls.chunking.snippet import Snippet, snippet_text
 from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.embedding import weights
-from smartsearch_ls.embedding.cache import NOTHING
+from smartsearch_ls.embedding.cache import NOTHING, reading_base
 from smartsearch_ls.embedding.encoder import BATCH_SIZE, DIMENSIONS, MAX_TOKENS
 from smartsearch_ls.embedding.loading import Encoder, load_encoder
 from smartsearch_ls.embedding.readings import READINGS, ReadingKind
@@ -523,4 +523,20 @@ class DenseIndex:
             reading.rows[retired] = RETIRED
             reading.nothing &= code
         self._code.release(code)
-        self._read.release({reading.key(key) for reading in self._readings for key in code})
+        self._read.release(_ReadingKeys(code, self._readings))
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadingKeys:
+    """The readings' keys of some snippets' own keys, told by looking at a key rather than by making them all: a
+    persist frees the readings of snippets gone, and on a large root making every live snippet's reading keys was
+    most of what a persist held at once, however few readings were embedded (bench/README.md)."""
+
+    code: Container[str]
+    readings: tuple[Reading, ...]
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        base = reading_base(key)
+        return base in self.code and any(reading.key(base) == key for reading in self.readings)

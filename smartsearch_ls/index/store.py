@@ -44,14 +44,15 @@ from smartsearch_ls.index.gc_pause import gc_paused
 
 log = logging.getLogger(__name__)
 
-FORMAT = 10
+FORMAT = 11
 """Bump when what is persisted, or how files are chunked or tokenized, changes (3: the checksum is a CRC-32; 4:
 TypeScript overload signatures join their function's snippet, a file whose name is not UTF-8 is skipped, and a
 file's stamp holds its change time; 5: JavaScript methods assigned to members are declarations, and a doc comment
 one blank line above a declaration joins it; 6: a snippet that starts inside a private key block says so; 7: a
 snippet's text is held compressed; 8: a snippet keeps the key of its vector;
 9: a postings table is persisted as its buffer and the arrays cut out of it since; 10: a file's declarations are one
-pickle of their own inside its entry's, unpickled when first read)."""
+pickle of their own inside its entry's, unpickled when first read; 11: a term's postings may lie in the buffer and go
+on in an array of what it gained since)."""
 
 STALE_TEMPORARY_SECONDS = 600.0
 """A temporary file untouched this long belongs to a persist that was killed: a whole index is written in seconds."""
@@ -168,7 +169,12 @@ def _dump_in_parts(payload: dict[str, Any], sink: _HashingWriter) -> None:
     """The payload with each list and dict replaced by its `Parts`, then their items, `PART_ITEMS` to a pickle."""
     collections = {key: value for key, value in payload.items() if type(value) in (list, dict)}
     skeleton = {key: Parts(type(value), len(value)) if key in collections else value for key, value in payload.items()}
-    pickle.dump(skeleton, sink, protocol=pickle.HIGHEST_PROTOCOL)
+    # Without a memo: what stays in the skeleton shares nothing (a root's postings: their buffers, their hundred
+    # thousand terms, the arrays of what terms gained since), and a memo kept every term, and a copy of every array's
+    # bytes, alive until the whole skeleton was written. A cycle in it would raise rather than recurse.
+    pickler = pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True
+    pickler.dump(skeleton)
     for value in collections.values():
         items = list(value.items()) if isinstance(value, dict) else value
         for start in range(0, len(items), PART_ITEMS):

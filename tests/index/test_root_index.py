@@ -324,8 +324,14 @@ def test_parallel_cold_build_equals_the_in_process_one(project: Path, monkeypatc
 ALIEN_SHARE = """import pickle, sys
 sys.stdin.buffer.read()
 class Alien: pass
-frame = pickle.dumps(Alien())
-sys.stdout.buffer.write(len(frame).to_bytes(8, "little") + frame)
+pickle.dump(Alien(), sys.stdout.buffer)
+sys.stdout.buffer.flush()
+"""
+
+HALF_A_SHARE = """import pickle, sys
+sys.stdin.buffer.read()
+share = pickle.dumps(list(range(100_000)))
+sys.stdout.buffer.write(share[: len(share) // 2])
 sys.stdout.buffer.flush()
 """
 
@@ -335,8 +341,9 @@ sys.stdout.buffer.flush()
     [
         ("import sys; sys.stdin.buffer.read(); sys.exit(3)", "an indexing worker stopped early (exit code 3"),
         (ALIEN_SHARE, "AttributeError"),  # a share that does not unpickle: the reader thread must not die silently
+        (HALF_A_SHARE, "an indexing worker stopped early (exit code 0"),  # its output ends mid-share
     ],
-    ids=["worker dies", "share unreadable"],
+    ids=["worker dies", "share unreadable", "output cut short"],
 )
 def test_a_failing_worker_leaves_the_build_to_the_in_process_path_without_hanging(
     worker: str, logged: str, project: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
@@ -429,7 +436,7 @@ def test_a_refresh_that_re_reads_a_few_files_leaves_the_buffer_as_it_is(project:
     path = project / "auth" / "sessions.py"
     path.write_text(path.read_text() + "\ndef revoke_all_tokens(store):\n    store.clear()\n")
     assert index.refresh().chunked == 1
-    assert index.bm25.body.packed().flat is buffer and index.bm25.body.arrays  # the edit's terms cut out, no more
+    assert index.bm25.body.packed().flat is buffer and index.bm25.body.arrays  # arrays of what the edit added, no more
     assert [c.snippet.symbol for c in shortlist([Scope(index)], "revoke all tokens", 1).candidates] == [
         "revoke_all_tokens"
     ]

@@ -158,6 +158,20 @@ def test_a_loaded_index_reads_without_copying_and_cuts_out_only_what_an_edit_add
         assert again.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
 
 
+def test_an_edit_of_a_loaded_index_copies_nothing_of_the_buffer() -> None:
+    """An edit cut each term it added to out of the buffer whole, and the commonest words' postings are most of it."""
+    index = _index(DOCS)
+    loaded = pickle.loads(pickle.dumps(index))
+    known = next(term for term in text_terms("expired session token") if loaded.body.get(term) is not None)
+    for copy in (index, loaded):
+        doc = copy.add(text_terms("expired session token"), {"auth"})
+    assert loaded.body.arrays[known].tolist() == [doc, text_terms("expired session token")[known]]
+    assert bytes(loaded.body.get(known)) == bytes(index.body.get(known))  # the buffer's values, then the new ones
+    assert loaded.frequency(known) == index.frequency(known)
+    for query in [*QUERIES, "expired session token"]:
+        assert loaded.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()
+
+
 def test_an_edited_loaded_index_persists_its_buffer_and_its_cut_terms() -> None:
     index = _index(DOCS)
     loaded = pickle.loads(pickle.dumps(index))

@@ -8,7 +8,7 @@ from smartsearch_ls.index.bm25 import Postings
 
 
 def postings_of(table: Postings) -> dict[str, list[int]]:
-    """Every term's int32 values: those in the table's buffer, then those cut out of it as arrays."""
+    """Every term's int32 values: those in the table's buffer, then those in its arrays."""
     packed = table.packed()
     found: dict[str, list[int]] = {}
     start = 0
@@ -16,5 +16,6 @@ def postings_of(table: Postings) -> dict[str, list[int]]:
         if term:  # "" marks a term cut out since the buffer was laid out: its bytes are stale
             found[term] = np.frombuffer(packed.flat[start:end], dtype=np.int32).tolist()
         start = end
-    found.update({term: values.tolist() for term, values in packed.cut.items()})
+    for term, values in packed.cut.items():  # what a term gained since the buffer was laid out comes after it
+        found[term] = found.get(term, []) + values.tolist()
     return found

@@ -65,7 +65,9 @@ class SymbolIndex:
         self.files: dict[str, _File] = {}
         self.by_name: dict[str, dict[str, tuple[Declaration, ...]]] = {}
         self.sorted_names: list[str] = []
-        self.by_token: dict[str, set[str]] = {}
+        self.by_token: dict[str, list[str]] = {}
+        """Each word's names, in no order: a list, as a set of a few names costs several times its entries, and a root
+        has thousands of words (names leave by `_forget`'s filtering, rarely: when no file declares them any more)."""
         self.lock = threading.RLock()
         self._resolver: Resolver | None = None
         self._stale_imports: set[str] = set()
@@ -156,7 +158,10 @@ class SymbolIndex:
     def _learn(self, path: str, declarations: tuple[Declaration, ...]) -> None:
         grouped: dict[str, list[Declaration]] = {}
         for declaration in declarations:
-            grouped.setdefault(declaration.name.lower(), []).append(declaration)
+            name = declaration.name
+            lower = name.lower()
+            # A name already in lower case is its own key: most are, and a copy of each was held for the index's life.
+            grouped.setdefault(name if lower == name else lower, []).append(declaration)
         added: list[str] = []
         for lower, found in grouped.items():
             paths = self.by_name.get(lower)
@@ -164,7 +169,7 @@ class SymbolIndex:
                 paths = self.by_name[lower] = {}
                 added.append(lower)
                 for token in set(name_words(found[0].name)):
-                    self.by_token.setdefault(token, set()).add(lower)
+                    self.by_token.setdefault(token, []).append(lower)
             paths[path] = tuple(found)
         if added:
             self._joined = None
@@ -185,6 +190,7 @@ class SymbolIndex:
         for declaration in declarations:
             first.setdefault(declaration.name.lower(), declaration)
         gone: set[str] = set()
+        words: set[str] = set()
         for lower, declaration in first.items():
             paths = self.by_name.get(lower)
             if paths is None:
@@ -195,13 +201,16 @@ class SymbolIndex:
             del self.by_name[lower]
             self._token_counts.pop(lower, None)
             gone.add(lower)
-            for token in set(name_words(declaration.name)):
+            words.update(name_words(declaration.name))
+        if gone:
+            for token in words:  # one pass over each word's names, however many of them go
                 names = self.by_token.get(token)
                 if names is not None:
-                    names.discard(lower)
-                    if not names:
+                    kept = [name for name in names if name not in gone]
+                    if kept:
+                        self.by_token[token] = kept
+                    else:
                         del self.by_token[token]
-        if gone:
             self._joined = None
             if len(gone) > BULK_NAMES:  # one pass, not a shifting delete per name
                 self.sorted_names = [name for name in self.sorted_names if name not in gone]
@@ -311,8 +320,7 @@ class SymbolIndex:
     def mentions(self, name: str) -> int:
         """Snippets whose text mentions the name's term (live or not yet compacted): a cheap popularity."""
         term = name_term(name)
-        postings = self.index.bm25.body.get(term) if term else None
-        return len(postings) // 2 if postings is not None else 0
+        return self.index.bm25.frequency(term) if term else 0
 
 
 _REGISTRY: dict[int, tuple[weakref.ref[RootIndex], SymbolIndex]] = {}
