@@ -169,9 +169,10 @@ def _dump_in_parts(payload: dict[str, Any], sink: _HashingWriter) -> None:
     """The payload with each list and dict replaced by its `Parts`, then their items, `PART_ITEMS` to a pickle."""
     collections = {key: value for key, value in payload.items() if type(value) in (list, dict)}
     skeleton = {key: Parts(type(value), len(value)) if key in collections else value for key, value in payload.items()}
-    # Without a memo: what stays in the skeleton shares nothing (a root's postings: their buffers, their hundred
-    # thousand terms, the arrays of what terms gained since), and a memo kept every term, and a copy of every array's
-    # bytes, alive until the whole skeleton was written. A cycle in it would raise rather than recurse.
+    # Without a memo: what stays in the skeleton (a root's postings: their buffers, their hundred thousand terms, the
+    # arrays of what terms gained since) shares little, a word that is both a body and a name term, which is then
+    # written, and loaded, twice; a memo kept every term, and a copy of every array's bytes, alive until the whole
+    # skeleton was written, the moment a session peaks. A cycle in it would raise rather than recurse.
     pickler = pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.fast = True
     pickler.dump(skeleton)

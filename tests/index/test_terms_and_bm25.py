@@ -7,6 +7,8 @@ import random
 import sys
 import threading
 
+import numpy as np
+
 from smartsearch_ls.index.bm25 import Bm25Index, Postings
 from smartsearch_ls.index.terms import SYNONYM_WEIGHT, distinct_terms, identifier_terms, query_weights, text_terms
 from tests.support.postings import postings_of
@@ -248,36 +250,44 @@ def test_empty_tables_load_back() -> None:
         assert loaded.scores({"value": 1.0}).tolist() == index.scores({"value": 1.0}).tolist()
 
 
-def test_look_ups_racing_an_edit_that_cuts_terms_out_all_find_their_postings() -> None:
-    """Symbol popularity reads postings without the index's lock while an edit cuts the same terms out of the
-    buffer: a reader must find the array the edit cut, never a term that seems to have no postings."""
-    many = _index([(f"word{i} shared{i % 7}", f"file{i}.py") for i in range(3_000)])
-    one = _index([("token", "")])  # the last packed term: racers must not read "nothing left" as "no postings"
+def test_look_ups_racing_a_pack_see_each_term_whole_once() -> None:
+    """Symbol popularity reads postings without the index's lock while the index lays out what edits added to terms
+    beside the buffer (`pack`): a reader must see each term's values once, never the buffer's and its additions
+    twice, nor a term with its additions missing."""
+    index = _index([(f"word{i} shared{i % 7}", f"file{i}.py") for i in range(3_000)])
     switching = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # threads swap as often as they can, so they meet inside `get` and `writable`
+    sys.setswitchinterval(1e-6)  # threads swap as often as they can, so they meet inside `get`, `count` and `pack`
     try:
-        for index, rounds in ((many, 5), (one, 300)):
-            terms = list(postings_of(index.body))
-            for _ in range(rounds):
-                found = _look_up_at_once(pickle.loads(pickle.dumps(index)).body, terms, threads=4)
-                assert all(all(row) for row in found)
+        for _ in range(10):
+            table = pickle.loads(pickle.dumps(index)).body
+            terms = list(postings_of(table))
+            for term in terms[::3]:  # an edit's gains, beside the buffer
+                table.writable(term).extend((99_999, 1))  # type: ignore[union-attr]
+            sizes = {term: np.frombuffer(table.get(term), dtype=np.int32).size for term in terms}  # type: ignore[arg-type]
+            assert _misread_while_packing(table, sizes, readers=3) == 0
     finally:
         sys.setswitchinterval(switching)
 
 
-def _look_up_at_once(table: Postings, terms: list[str], threads: int) -> list[list[bool]]:
-    """Whether each thread found each term, all threads starting together on a freshly loaded table: the first
-    cuts every term out as an edit does (`writable`), the others read them (`get`)."""
-    start = threading.Barrier(threads)
-    found: list[list[bool]] = []
+def _misread_while_packing(table: Postings, sizes: dict[str, int], readers: int) -> int:
+    """How many reads (`get` and `count`) of `sizes`' terms saw another size while one thread packed the table."""
+    start = threading.Barrier(readers + 1)
+    misread: list[int] = []
 
-    def look(edits: bool) -> None:
+    def read() -> None:
         start.wait()
-        found.append([(table.writable(term) if edits else table.get(term)) is not None for term in terms])
+        misread.append(
+            sum(np.frombuffer(table.get(t), dtype=np.int32).size != n for t, n in sizes.items())  # type: ignore[arg-type]
+            + sum(table.count(t) != n for t, n in sizes.items())
+        )
 
-    workers = [threading.Thread(target=look, args=(i == 0,)) for i in range(threads)]
+    def pack() -> None:
+        start.wait()
+        table.pack()
+
+    workers = [threading.Thread(target=pack), *(threading.Thread(target=read) for _ in range(readers))]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join()
-    return found
+    return sum(misread)

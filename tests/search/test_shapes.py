@@ -433,3 +433,28 @@ async def test_absence_says_exactly_what_was_searched(py: RootIndex, ts: RootInd
     narrowed = await search(SearchRequest("GitIndexer", [Scope(py, "billing")]), None, JudgmentCache())
     assert not narrowed.matches and narrowed.coverage.roots == (str(py.root / "billing"),)
     assert narrowed.coverage.files == 1
+
+
+def test_a_name_spelled_two_ways_leaves_its_words_as_it_came(tmp_path: Path) -> None:
+    """`FooBar` is filed under `foo` and `bar`; when the last file declaring the name spells it `foobar`, the name
+    must still leave `foo` and `bar`, and declared again it must be filed once."""
+    root = write_tree(tmp_path / "p", {"a.py": "def FooBar(): ...\n"})
+    index = RootIndex(root)
+    index.refresh()
+    symbols = symbol_index(index)
+    filed = {"foo": ["foobar"], "bar": ["foobar"]}
+    assert _words(symbols) == filed
+
+    def edit(path: str, text: str) -> None:
+        (root / path).write_text(text)
+        index.apply_changes([path])
+        symbols.sync()
+
+    edit("b.py", "def foobar(): ...\n")
+    assert _words(symbols) == filed
+    edit("a.py", "pass\n")
+    assert _words(symbols) == filed, "b.py still declares it"
+    edit("b.py", "pass\n")
+    assert _words(symbols) == {}, "a name no file declares stayed under a word"
+    edit("a.py", "def FooBar(): ...\n")
+    assert _words(symbols) == filed

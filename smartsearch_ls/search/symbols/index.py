@@ -68,6 +68,10 @@ class SymbolIndex:
         self.by_token: dict[str, list[str]] = {}
         """Each word's names, in no order: a list, as a set of a few names costs several times its entries, and a root
         has thousands of words (names leave by `_forget`'s filtering, rarely: when no file declares them any more)."""
+        self._spelled: dict[str, str] = {}
+        """The spelling whose words a name with capitals was filed under in `by_token` (the first file's to declare
+        it), so it leaves those words whichever file declares it last (`FooBar` is filed under `foo` and `bar`, a
+        later `foobar` would say `foobar`); a lower-case name's words are its own."""
         self.lock = threading.RLock()
         self._resolver: Resolver | None = None
         self._stale_imports: set[str] = set()
@@ -168,7 +172,10 @@ class SymbolIndex:
             if paths is None:
                 paths = self.by_name[lower] = {}
                 added.append(lower)
-                for token in set(name_words(found[0].name)):
+                spelling = found[0].name
+                if spelling != lower:
+                    self._spelled[lower] = spelling
+                for token in set(name_words(spelling)):
                     self.by_token.setdefault(token, []).append(lower)
             paths[path] = tuple(found)
         if added:
@@ -186,12 +193,9 @@ class SymbolIndex:
         self._learn(path, new)
 
     def _forget(self, path: str, declarations: tuple[Declaration, ...]) -> None:
-        first: dict[str, Declaration] = {}
-        for declaration in declarations:
-            first.setdefault(declaration.name.lower(), declaration)
         gone: set[str] = set()
         words: set[str] = set()
-        for lower, declaration in first.items():
+        for lower in dict.fromkeys(declaration.name.lower() for declaration in declarations):
             paths = self.by_name.get(lower)
             if paths is None:
                 continue
@@ -201,7 +205,7 @@ class SymbolIndex:
             del self.by_name[lower]
             self._token_counts.pop(lower, None)
             gone.add(lower)
-            words.update(name_words(declaration.name))
+            words.update(name_words(self._spelled.pop(lower, lower)))
         if gone:
             for token in words:  # one pass over each word's names, however many of them go
                 names = self.by_token.get(token)
