@@ -45,19 +45,19 @@ on the third; the figures are in bench/README.md)."""
 @dataclass(frozen=True, slots=True)
 class PackedTable:
     """One postings table as pickled: `terms[i]`'s int32 values are `flat[ends[i-1]:ends[i]]` (byte offsets), except
-    where `terms[i]` is "" (bytes no term uses any more); `cut` holds, as arrays, what a term gained since the buffer
+    where `terms[i]` is "" (bytes no term uses any more); `gains` holds, as arrays, what a term gained since the buffer
     was laid out (after its values in the buffer), or all of a term's values when the buffer has none."""
 
     terms: list[str]
     ends: Sequence[int]
     flat: bytes
-    cut: dict[str, array[int]]
+    gains: dict[str, array[int]]
 
     def unpack_into(self, table: Postings, width: int, offset: int) -> None:
         """Add these postings to `table` with every document id raised by `offset` (the buffer's in one numpy
         operation: a worker's share is all buffer)."""
         flat = memoryview(_shifted(self.flat, width, offset))
-        added = ((term, _shifted(values.tobytes(), width, offset)) for term, values in self.cut.items())
+        added = ((term, _shifted(values.tobytes(), width, offset)) for term, values in self.gains.items())
         for term, values in chain(self._held(flat), added):  # one at a time: a share's terms' views are not all kept
             postings = table.writable(term)
             if postings is None:
@@ -97,18 +97,18 @@ class Postings:
     `add`) appends to an array of the term's own after what the buffer holds of it, so an edit costs what it adds:
     cutting each of its terms out of the buffer whole copied the postings of the commonest words of the language,
     most of the buffer, at the first edit of a session. A term with values in both is read as one copy of the two
-    (`get`). Every change to the layout holds a lock of its own (`_cutting`): look-ups that do not hold the index's
+    (`get`). Every change to the layout holds a lock of its own (`_layout`): look-ups that do not hold the index's
     lock (symbol popularity) may race an edit for the same term.
     """
 
-    __slots__ = ("_cutting", "_ends", "_flat", "_spans", "arrays")
+    __slots__ = ("_ends", "_flat", "_layout", "_spans", "arrays")
 
     def __init__(self, packed: PackedTable | None = None) -> None:
-        self.arrays: dict[str, array[int]] = {t: array("i", v) for t, v in (packed.cut if packed else {}).items()}
+        self.arrays: dict[str, array[int]] = {t: array("i", v) for t, v in (packed.gains if packed else {}).items()}
         """Each term's values past those of the buffer (all of them for a term the buffer lacks); `add` appends to
         them in place (copies of the table's it was made from: an index copied through its pickled form must not
         grow the original's)."""
-        self._cutting = threading.Lock()
+        self._layout = threading.Lock()
         self._flat = b""
         self._ends = array("q")
         """Packed term number `i`'s bytes end at `_ends[i]` and start where `i - 1`'s end."""
@@ -124,7 +124,7 @@ class Postings:
 
     def get(self, term: str) -> array[int] | memoryview | bytes | None:
         """The term's postings (int32 values) to read, not to change, or None when no document has it."""
-        with self._cutting:
+        with self._layout:
             added = self.arrays.get(term)
             number = self._spans.get(term)
             if number is None:
@@ -137,15 +137,15 @@ class Postings:
         has it."""
         found = self.arrays.get(term)
         if found is None and self._spans:
-            with self._cutting:
+            with self._layout:
                 found = self.arrays.get(term)
                 if found is None and term in self._spans:
                     found = self.arrays[term] = array("i")
         return found
 
-    def _cut_out_gains(self) -> None:
+    def _fold_in_gains(self) -> None:
         """Terms that gained values since the buffer was laid out become arrays of all their values, out of the
-        buffer: what `pack` and `compact` expect, a term in one place (under `_cutting`)."""
+        buffer: what `pack` and `compact` expect, a term in one place (under `_layout`)."""
         for term, added in self.arrays.items():
             if (number := self._spans.pop(term, None)) is not None:
                 whole = array("i", self._flat[self._span(number)])
@@ -154,7 +154,7 @@ class Postings:
 
     def count(self, term: str) -> int:
         """How many int32 values the term's postings hold, without reading them."""
-        with self._cutting:
+        with self._layout:
             added = self.arrays.get(term)
             number = self._spans.get(term)
             held = 0 if number is None else (self._ends[number] - (self._ends[number - 1] if number else 0)) // 4
@@ -163,7 +163,7 @@ class Postings:
     def document_range(self, width: int) -> tuple[int, int] | None:
         """The lowest and highest document id in the table (every `width`-th int32), or None when it is empty; the
         buffer's stale bytes count too (ids only grow, so they are within the range of the ids in use)."""
-        with self._cutting:
+        with self._layout:
             flat = b"".join([self._flat, *self.arrays.values()])
         documents = np.frombuffer(flat, dtype=np.int32)[::width]
         return (int(documents.min()), int(documents.max())) if len(documents) else None
@@ -171,21 +171,22 @@ class Postings:
     def pack(self) -> None:
         """Lay every term's postings out end to end in one buffer (a copy of them all: after a build, not per
         edit)."""
-        with self._cutting:
-            self._cut_out_gains()
+        with self._layout:
+            self._fold_in_gains()
             self._lay_out([*self._spans, *self.arrays], *_joined([*self._packed_pieces(), *self.arrays.values()]))
             self.arrays = {}
 
     def worth_packing(self) -> bool:
-        """Whether the arrays cut out are a quarter of the terms or more (a build's are all of them): fewer are
+        """Whether the terms with arrays are a quarter of the terms or more (a build's are all of them): fewer are
         left for the next compaction, which lays the table out anyway, rather than copying every term for them."""
-        return len(self.arrays) * 4 >= len(self._spans) + len(self.arrays) > 0
+        terms = len(self._spans) + sum(1 for term in self.arrays if term not in self._spans)
+        return len(self.arrays) * 4 >= terms > 0
 
     def compact(self, alive: npt.NDArray[np.bool_], width: int) -> None:
         """Keep the postings of `alive` documents only (rows of `width` int32 values, the document first), laid out
-        in one buffer: the buffer's rows filtered in one numpy pass, the few arrays cut out of it one by one."""
-        with self._cutting:
-            self._cut_out_gains()
+        in one buffer: the buffer's rows filtered in one numpy pass, the few arrays one by one."""
+        with self._layout:
+            self._fold_in_gains()
             terms, counts, pieces = self._kept_packed(alive, width)
             for term, values in self.arrays.items():
                 rows = np.frombuffer(values, dtype=np.int32).reshape(-1, width)
@@ -201,7 +202,7 @@ class Postings:
     def _kept_packed(
         self, alive: npt.NDArray[np.bool_], width: int
     ) -> tuple[list[str], list[int], list[npt.NDArray[np.int32]]]:
-        """The buffer's terms that keep a row, their rows kept, and those rows (one array), under `_cutting`."""
+        """The buffer's terms that keep a row, their rows kept, and those rows (one array), under `_layout`."""
         if not self._spans:
             return [], [], []
         rows = np.frombuffer(self._flat, dtype=np.int32).reshape(-1, width)
@@ -211,7 +212,7 @@ class Postings:
         bounds = np.zeros(len(rows) + 1, dtype=np.int64)  # +1 where a term still in the buffer starts, -1 where it ends
         np.add.at(bounds, starts[numbers], 1)
         np.add.at(bounds, ends[numbers], -1)
-        keep = (np.cumsum(bounds[:-1]) > 0) & alive[rows[:, 0]]  # stale bytes of cut terms go too
+        keep = (np.cumsum(bounds[:-1]) > 0) & alive[rows[:, 0]]  # bytes no term uses go too
         before = np.concatenate(([0], np.cumsum(keep)))
         counts = before[ends[numbers]] - before[starts[numbers]]
         terms = [term for term, count in zip(self._spans, counts.tolist(), strict=True) if count]
@@ -223,7 +224,7 @@ class Postings:
 
         The caller holds the index's lock, as `RootIndex.persist` does: nothing may change the arrays while they
         are pickled."""
-        with self._cutting:
+        with self._layout:
             if not self._ends:
                 return PackedTable(list(self.arrays), *_joined(list(self.arrays.values())), {})
             terms = [""] * len(self._ends)
@@ -232,7 +233,7 @@ class Postings:
             return PackedTable(terms, self._ends, self._flat, dict(self.arrays))
 
     def _packed_pieces(self) -> list[memoryview]:
-        """The postings still in the buffer, in the order of `_spans` (under `_cutting`)."""
+        """The postings still in the buffer, in the order of `_spans` (under `_layout`)."""
         flat = memoryview(self._flat)
         return [flat[self._span(number)] for number in self._spans.values()]
 
@@ -303,7 +304,7 @@ class Bm25Index:
         return len(self.lengths) - self.live
 
     def packed(self) -> Packed:
-        """This index as flat values (the postings' buffers, cut arrays, lengths and flags shared, not copied; a
+        """This index as flat values (the postings' buffers, arrays of gains, lengths and flags shared, not copied; a
         table never laid out joins its arrays).
 
         Under the index's lock, like every change to the index (see `Postings.packed`)."""

@@ -60,10 +60,10 @@ def test_lists_and_dicts_are_pickled_in_parts_so_no_memo_spans_the_whole_payload
 
 
 def test_the_payload_s_other_values_are_pickled_without_a_memo(tmp_path: Path) -> None:
-    """What stays in the first pickle (a root's postings) holds many distinct terms and arrays cut out of its buffer,
-    each pickled as a copy of its bytes: a memo kept all of them alive until that pickle ended."""
+    """What stays in the first pickle (a root's postings) holds many distinct terms and arrays of what terms gained
+    beside its buffer, each pickled as a copy of its bytes: a memo kept all of them alive until that pickle ended."""
     path = store.index_path(tmp_path, tmp_path / "root")
-    table = Table([f"term {i}" for i in range(100_000)], {f"cut {i}": array("i", range(2_000)) for i in range(200)})
+    table = Table([f"term {i}" for i in range(100_000)], {f"gain {i}": array("i", range(2_000)) for i in range(200)})
     saved, peak = traced_peak(lambda: store.save(path, {"root": "x", "postings": table}))
     assert saved
     assert peak < 2_000_000, peak
@@ -75,7 +75,7 @@ class Table:
     """Stands for a postings table in a payload: an object, not a list or dict, so it is not written in parts."""
 
     terms: list[str]
-    cut: dict[str, array[int]]
+    gains: dict[str, array[int]]
 
 
 def test_a_file_of_one_pickle_still_loads(tmp_path: Path) -> None:

@@ -119,8 +119,8 @@ def test_a_laid_out_edited_index_is_absorbed_with_the_terms_cut_out_of_its_buffe
     share = pickle.loads(pickle.dumps(_index(DOCS[1:])))  # its postings in one buffer, as loaded
     whole = _index(DOCS)
     for index in (share, whole):
-        index.add(text_terms("expired session token"), {"auth"})  # cuts terms out of the share's buffer
-    assert share.body.packed().cut
+        index.add(text_terms("expired session token"), {"auth"})  # its terms gain values beside the share's buffer
+    assert share.body.packed().gains
     merged = _index(DOCS[:1])
     assert merged.absorb(share.packed()) == 1  # every id of the share raised by one
     assert postings_of(merged.body) == postings_of(whole.body) and postings_of(merged.meta) == postings_of(whole.meta)
@@ -181,7 +181,7 @@ def test_an_edited_loaded_index_persists_its_buffer_and_its_cut_terms() -> None:
         copy.add(text_terms("expired session token"), {"auth"})  # grows terms that are in the packed buffer
     packed = loaded.body.packed()
     assert packed.flat is loaded.body.packed().flat  # shared, not joined anew
-    assert set(packed.cut) == set(text_terms("expired session token"))
+    assert set(packed.gains) == set(text_terms("expired session token"))
     again = pickle.loads(pickle.dumps(loaded))  # what a persist writes
     for query in [*QUERIES, "expired session token"]:
         assert again.scores(query_weights(query)).tolist() == index.scores(query_weights(query)).tolist()

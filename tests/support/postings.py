@@ -13,9 +13,9 @@ def postings_of(table: Postings) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
     start = 0
     for term, end in zip(packed.terms, packed.ends, strict=True):
-        if term:  # "" marks a term cut out since the buffer was laid out: its bytes are stale
+        if term:  # "" marks bytes no term uses any more
             found[term] = np.frombuffer(packed.flat[start:end], dtype=np.int32).tolist()
         start = end
-    for term, values in packed.cut.items():  # what a term gained since the buffer was laid out comes after it
+    for term, values in packed.gains.items():  # what a term gained since the buffer was laid out comes after it
         found[term] = found.get(term, []) + values.tolist()
     return found
