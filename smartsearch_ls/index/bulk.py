@@ -128,6 +128,8 @@ def build_in_parallel(index: Absorbing, stale: Sequence[str], progress: Callable
     arrivals: queue.Queue[Share | WorkerFailed] = queue.Queue()
     readers = [threading.Thread(target=worker.deliver, args=(arrivals,), daemon=True) for worker in pool]
     try:
+        if progress is not None:  # at once, with none done: the files are the workers' now, and this process waits
+            progress(0, len(stale))
         with gc_paused():  # the shares unpickled by the readers and merged here are millions of objects
             for reader in readers:
                 reader.start()

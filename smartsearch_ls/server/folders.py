@@ -82,6 +82,10 @@ class Folder:
 
     index: RootIndex
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    spared: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once what is left of its build spares this process's interpreter, so that other Python work (a model
+    judge's imports) no longer delays it: a persisted index was read (listing and the files that changed are left),
+    a build's files were handed to worker processes (its report of none done yet), or the build ended."""
     listed: asyncio.Event = field(default_factory=_set_event)
     """Clear while a re-listing for a nested folder's coming or going is pending: until it ends, the files of that
     folder may be in both indexes or in neither, so a search waits for it as for `ready`."""
@@ -257,6 +261,14 @@ class Folders:
             await asyncio.wait([removed_save])  # its outcome is its own; this build loads what is on disk
         dense = DenseIndex(index) if self.semantic else None
         vectors: asyncio.Future[StoredVectors | None] | None = None
+        loop = asyncio.get_running_loop()
+
+        def reporting(done: int, total: int) -> None:
+            if not done:
+                loop.call_soon_threadsafe(folder.spared.set)
+            if progress is not None:
+                progress(done, total)
+
         try:
             async with folder.job:
                 started = time.monotonic()
@@ -266,13 +278,15 @@ class Folders:
                     vectors = asyncio.ensure_future(asyncio.to_thread(dense.read_persisted))
                     vectors.add_done_callback(lambda read: read.cancelled() or read.exception())  # none unretrieved
                 warm = await asyncio.to_thread(index.load_persisted)
+                if warm:
+                    folder.spared.set()
                 if not warm and vectors is not None:
                     # A cold build comes next, the process's peak: the read is let end and dropped rather than held
                     # through it, and made again after it (the rebuilt snippets key the same vectors).
                     await asyncio.wait([vectors])
                     vectors = None
                 folder.listed_nesting = folder.nesting
-                folder.stats = await asyncio.to_thread(index.refresh, progress)
+                folder.stats = await asyncio.to_thread(index.refresh, reporting)
                 log.info(
                     "index ready for %s: %d files, %d read, %d removed, %d snippets (%s start, %.2f s)",
                     index.root,
@@ -315,12 +329,18 @@ class Folders:
         finally:
             if vectors is not None:
                 vectors.cancel()  # not awaited when the build failed or stopped first: its thread's result is dropped
+            folder.spared.set()
             folder.ready.set()
         if moved:  # saved after the folder is ready, not before: a cold start's first answer does not wait for it
             self._persist_later(folder)
         if folder.error is None:
             folder.symbols = spawn(self._prepare_symbols(weakref.ref(index)))
         self.embed_in_background(folder)
+
+    async def spared(self) -> None:
+        """Until every folder's build spares this process's interpreter (`Folder.spared`)."""
+        for folder in list(self.folders.values()):
+            await folder.spared.wait()
 
     async def _prepare_symbols(self, waiting: weakref.ref[RootIndex]) -> None:
         """Build the symbol index and import graph before the first look-up, in slices, pausing while searches run.

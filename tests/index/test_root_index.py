@@ -321,6 +321,26 @@ def test_parallel_cold_build_equals_the_in_process_one(project: Path, monkeypatc
     assert ranked[0] == ranked[1]
 
 
+def test_a_parallel_build_reports_none_done_as_soon_as_the_workers_have_the_files(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server waits for that report to import a model judge's framework beside the workers rather than before
+    them (`Folder.spared`); the in-process path reports only files done."""
+    add_handlers(project)
+    outcomes = spy_on_parallel_builds(monkeypatch)
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 5)
+    reports: list[tuple[int, int]] = []
+    RootIndex(project).refresh(lambda done, total: reports.append((done, total)))
+    assert outcomes == [True]
+    total = reports[-1][1]
+    assert reports[0] == (0, total) and reports[-1] == (total, total)
+    assert all(done > 0 for done, _ in reports[1:])
+    monkeypatch.setattr(bulk, "PARALLEL_MIN_FILES", 10**9)
+    reports.clear()
+    RootIndex(project).refresh(lambda done, total: reports.append((done, total)))
+    assert reports and all(done > 0 for done, _ in reports)
+
+
 ALIEN_SHARE = """import pickle, sys
 sys.stdin.buffer.read()
 class Alien: pass

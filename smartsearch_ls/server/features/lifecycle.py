@@ -2,10 +2,10 @@
 
 On `initialized` the server pulls settings (when the client can answer), registers for configuration and
 file-change notifications where the client allows dynamic registration, starts its own watcher where it
-does not, imports the agent framework (~1 s, kept off the path to the `initialize` answer), and indexes every
-folder in the background with progress. Meanwhile it loads the embedded model when the `local` judge or the
-semantic shortlist will need it, so the first search does not wait for that; a settings change that starts
-needing it (the judge switched to `local`) loads it then.
+does not, and indexes every folder in the background with progress. Meanwhile it loads the embedded model when the
+`local` judge or the semantic shortlist will need it, so the first search does not wait for that (a settings change
+that starts needing it, the judge switched to `local`, loads it then), and once the builds spare the interpreter
+it imports the agent framework a model judge needs (~0.5 s, kept off the path to the `initialize` answer).
 """
 
 from __future__ import annotations
@@ -118,8 +118,11 @@ def import_model_judging(judge: str) -> None:
     """Import the per-snippet judging of a Pydantic AI model judge, and with it Pydantic AI (the heaviest import
     there is), for a judge other than `local` (which needs neither).
 
-    Called after `initialized` and before indexing starts, not beside it: loading a persisted index is Python
-    work in this process too, and the two sharing the interpreter made both late (`bench.server` measures it)."""
+    Called once the folders' builds spare the interpreter (`Folder.spared`): loading a persisted index, and a cold
+    build's listing before it hands the files to worker processes, are Python work in this process too, and sharing
+    the interpreter with these imports made them late. Not before indexing starts either: the ~0.5 s of imports
+    would delay a cold build's workers for nothing. A search that arrives before the imports end waits for them where
+    it resolves its judge (`HEAVY_IMPORTS`, in a worker thread)."""
     if judge.strip() == LOCAL:
         return
     try:
@@ -224,6 +227,7 @@ def never_built(folder: Folder, reason: str) -> None:
     """Mark a folder that will not be built as done, with the reason: whatever waits for it (a flush of a keystroke
     typed meanwhile, a re-listing) ends instead of waiting for ever."""
     folder.error = reason
+    folder.spared.set()
     folder.ready.set()
 
 
@@ -290,15 +294,16 @@ def register(server: SmartSearchServer) -> None:
         spawn(_prepare_then_index(ls))
 
     async def _prepare_then_index(ls: SmartSearchServer) -> None:
-        """The judge's imports, then the model and the indexes; in a task of its own, so that an `exit` arriving
-        during the imports (the longest part of a model judge's start) ends the process quietly: a cancelled handler's
-        future made pygls log a traceback at every such exit."""
+        """The model and the indexes, then the judge's imports once the builds spare the interpreter (`Folders.spared`);
+        in a task of its own, so that an `exit` arriving during the imports (the longest part of a model judge's start)
+        ends the process quietly: a cancelled handler's future made pygls log a traceback at every such exit."""
+        start_model_warmup(ls)
+        await start_indexing(ls)
         try:
+            await ls.folders.spared()
             await asyncio.to_thread(import_model_judging, ls.settings.judge.model)
         except asyncio.CancelledError:
             return  # the loop is ending: there is nothing left to start
-        start_model_warmup(ls)
-        await start_indexing(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: SmartSearchServer, params: types.DidChangeConfigurationParams) -> None:
