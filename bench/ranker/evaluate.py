@@ -37,11 +37,6 @@ PIECES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 """Feature groups switched off together: each is one idea."""
 
-QUESTION_PIECES: dict[str, tuple[str, ...]] = {
-    "the orders by meaning and by words agreeing (question model)": ("orders_overlap", "tops_one_file"),
-}
-"""The question model's inputs switched off together (held at weight 0), where no feature column holds them alone."""
-
 
 AS_IF_UNREAD = {"whole_cosine": "cosine", "whole_gap": "cosine_gap"}
 """What a switched-off column holds instead of 0: a snippet's whole is its head when its passages are not read.
@@ -72,10 +67,9 @@ def main() -> None:
         tests_last: bool = True,
         headers_after_code: bool = True,
         question: bool = True,
-        question_dropped: tuple[str, ...] = (),
     ) -> dict[str, float]:
         development, crossed, held_out = (Questions(without(loaded[n], dropped)) for n in loaded)
-        ranker = fit_ranker(development, crossed, projects, setting, question_left_out=question_dropped)
+        ranker = fit_ranker(development, crossed, projects, setting)
         items = scored(held_out, ranker, list(range(len(held_out.rows.cases))))
         if not question:  # the candidate model alone, P(answer | the answer is here), thresholded as it is
             items = [replace(i, probabilities=ranker.candidate.probabilities(i.features)) for i in items]
@@ -84,8 +78,6 @@ def main() -> None:
     table = {"shipped ranker": figures()}
     for piece, names in PIECES.items():
         table[f"without {piece}"] = figures(names)
-    for piece, names in QUESTION_PIECES.items():
-        table[f"without {piece}"] = figures(question_dropped=names)
     table["without tests after the implementation"] = figures(tests_last=False)
     table["without module headers after the code"] = figures(headers_after_code=False)
     table["without the question model (candidate P >= 0.5)"] = figures(question=False)

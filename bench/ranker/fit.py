@@ -89,16 +89,14 @@ than the answer, and a free fit learns to hold those words against it. A user wh
 with it would then find that very function ranked down; here such a weight is held at 0 instead."""
 
 
-LEFT_OUT = ("cosine_gap", "cosine_rank", "lexical_top_file")
+LEFT_OUT = ("cosine_gap", "cosine_rank")
 """Candidate features held at weight 0 in the first look and the candidate model: how a candidate's cosine stands
 against the shortlist's best, and its rank by cosine. Every feature group was switched off in turn, leave-one-project-
 out over the development part, by a rule written before the runs; this one alone raised the criterion, top-1 span and
 MRR@10 (bench/ranker/README.md, 2026-12-06 20:47 UTC on): the cosine itself says it, and the ranks and gaps fitted
 the development projects' own spreads. `cosine_gap` is still computed: a candidate whose later lines are not read
 has it as its `whole_gap`, so the first look (which reads none) and the candidate model (for the candidates it does not
-read) still weigh the gap through that column; what is left out is the rank, and the gap counted a second time.
-`lexical_top_file` is there for the question model's `tops_one_file` (ranker.question_features): it was screened as
-the question model's evidence alone (bench/ranker/README.md, 2026-12-07 10:33 UTC on)."""
+read) still weigh the gap through that column; what is left out is the rank, and the gap counted a second time."""
 
 
 def fit(
@@ -254,20 +252,12 @@ def fit_candidates(
     return Looked(first, fit(data, candidate_penalty, word_evidence, left_out=left_out), development, crossed)
 
 
-def fit_question(
-    looked: Looked,
-    projects: Sequence[str],
-    question_penalty: float,
-    positive_share: float,
-    left_out: Sequence[str] = (),
-) -> Logistic:
-    """The question model fitted on `projects`, over the candidate model's logits; the inputs named in `left_out`
-    held at weight 0 (an ablation's)."""
+def fit_question(looked: Looked, projects: Sequence[str], question_penalty: float, positive_share: float) -> Logistic:
+    """The question model fitted on `projects`, over the candidate model's logits."""
     return fit(
         question_data(looked.candidate, looked.development, looked.crossed, projects, positive_share),
         question_penalty,
         [QUESTION_NAMES.index(name) for name in QUESTION_WORD_EVIDENCE],
-        left_out=[QUESTION_NAMES.index(name) for name in left_out],
     )
 
 
@@ -278,12 +268,11 @@ def fit_ranker(
     setting: Setting,
     extra: Questions | None = None,
     extra_share: float = 1.0,
-    question_left_out: Sequence[str] = (),
 ) -> Ranker:
     """The ranker fitted on `projects` of the development part at `setting` (`Setting`)."""
     candidate_penalty, question_penalty, positive_share, sharpness = setting
     looked = fit_candidates(development, crossed, projects, candidate_penalty, extra, extra_share)
-    question = fit_question(looked, projects, question_penalty, positive_share, question_left_out)
+    question = fit_question(looked, projects, question_penalty, positive_share)
     return Ranker(looked.first, looked.candidate, question, sharpness)
 
 

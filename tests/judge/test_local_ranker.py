@@ -12,16 +12,7 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.file_kinds import implementation_first, is_test
 from smartsearch_ls.judge.contract import Evidence
 from smartsearch_ls.judge.local.features import NAMES, READING_COLUMNS, features, query_terms, root_idf
-from smartsearch_ls.judge.local.ranker import (
-    LEADERS,
-    QUESTION_NAMES,
-    WEIGHTS,
-    Logistic,
-    Ranker,
-    RankerMismatch,
-    question_features,
-    shipped_ranker,
-)
+from smartsearch_ls.judge.local.ranker import LEADERS, WEIGHTS, Logistic, Ranker, RankerMismatch, shipped_ranker
 
 IMPLEMENTATION = Snippet(
     "src/auth/sessions.py",
@@ -128,35 +119,6 @@ def test_words_the_root_never_uses_lower_the_verdict_on_the_whole_question():
     everywhere = dict.fromkeys(query_terms(query), 3.0)
     no_smtp = {term: weight for term, weight in everywhere.items() if term != "smtp"}
     assert max(relevance(query, shortlist, no_smtp)) < max(relevance(query, shortlist, everywhere))
-
-
-def test_the_orders_by_meaning_and_by_words_agreeing_count_for_the_asked_behavior_being_here():
-    # Twenty implementations in twenty files: by meaning they run 0..19; by words the same way, or the other way.
-    def shortlist(lexical: list[float]) -> list[Evidence]:
-        return [
-            Evidence(
-                Snippet(f"src/part{i}.py", 1, 9, IMPLEMENTATION.text, f"f{i}"), lexical=lexical[i], cosine=0.6 - i / 50
-            )
-            for i in range(20)
-        ]
-
-    known = dict.fromkeys(query_terms(QUERY), 3.0)
-    agreeing = features(QUERY, shortlist([20.0 - i for i in range(20)]), known)
-    apart = features(QUERY, shortlist([1.0 + i for i in range(20)]), known)
-    assert list(agreeing[:, NAMES.index("lexical_top_file")]) == [1.0] + [0.0] * 19
-    assert list(apart[:, NAMES.index("lexical_top_file")]) == [0.0] * 19 + [1.0]
-    ranker = shipped_ranker()
-    found = question_features(agreeing, ranker.candidate.logits(agreeing))
-    scattered = question_features(apart, ranker.candidate.logits(apart))
-    inputs = [QUESTION_NAMES.index("orders_overlap"), QUESTION_NAMES.index("tops_one_file")]
-    assert list(found[inputs]) == [1.0, 1.0] and list(scattered[inputs]) == [0.0, 0.0]
-    only_agreeing = scattered.copy()
-    only_agreeing[inputs] = found[inputs]  # everything else as the scattered shortlist has it
-    assert (
-        ranker.question.probabilities(only_agreeing[None, :])[0] > ranker.question.probabilities(scattered[None, :])[0]
-    )
-    unmatched = features(QUERY, shortlist([0.0] * 20), known)
-    assert not unmatched[:, NAMES.index("lexical_top_file")].any()  # no match by words: no file of its best
 
 
 def test_relevance_is_a_probability_and_the_best_candidate_carries_the_question_verdict():

@@ -10,9 +10,6 @@ when the ranker is fitted (`bench/ranker/`), so the weights mean at run time wha
 `root_coverage` is the same for every candidate of a question: the share of the question's words that
 occur anywhere in the root. It does not rank; it tells the judge's verdict on the question as a whole ("is the
 asked behavior here at all?") that a question naming SMTP in a project that never says SMTP is likely absent.
-`lexical_top_file` (whether a candidate is in the file of the shortlist's best BM25 match) serves that verdict too:
-where the best match by meaning and the best by words are in one file, both orders found the behavior in one
-place; an absent one's partial matches lie apart (`ranker.question_features`).
 
 The last three weigh what a snippet says of itself in comments and docstrings (`embedding.commentary`): the
 question's cosine with it, whether there is any, and how it stands against the best of the shortlist's; a
@@ -61,7 +58,6 @@ NAMES = (
     "comment_heavy",
     "lines",
     "root_coverage",
-    "lexical_top_file",
     "commentary_cosine",
     "commented",
     "commentary_gap",
@@ -97,7 +93,6 @@ LABELS = {
     "comment_heavy": "mostly comments",
     "lines": "size",
     "root_coverage": "question's words in the project",
-    "lexical_top_file": "in the file of the best match by words",
     "commentary_cosine": "meaning of its comments (cosine)",
     "commented": "commented",
     "commentary_gap": "meaning of its comments, against the best",
@@ -154,7 +149,6 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
     lexical_rank = _ranks(lexical)
     best_cosine = float(cosines.max())
     best_lexical = float(lexical.max())
-    lexical_top = shortlist[int(np.argmax(lexical))].snippet.path if best_lexical > 0 else None
     tests_wanted = asks_for_tests(query)
     known = sum(1 for t in terms if t in idf) / len(terms) if terms else 0.0
     for row, item in enumerate(shortlist):
@@ -183,7 +177,6 @@ def features(query: str, shortlist: Sequence[Evidence], idf: Mapping[str, float]
             *_line_shares(text),
             math.log1p(s.end_line - s.start_line + 1),
             known,
-            float(s.path == lexical_top),
         )
     return with_readings(rows, shortlist)
 

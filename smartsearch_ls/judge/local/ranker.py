@@ -6,10 +6,9 @@ Logistic models over `features`, fitted by `bench/ranker/fit.py` on the developm
 - the candidate model, P(this snippet is the answer | the answer is in the shortlist), fitted on the questions
   whose answer the shortlist holds: it orders the candidates;
 - the question model, P(the answer is in the shortlist), from how the best candidates stand (their scores, their
-  lead over the rest, how much of the question's wording the code holds at all, whether the orders by meaning and
-  by words agree: a present behavior is found by both, an absent one's partial matches lie apart), fitted on
-  written negatives and on questions asked of projects they were not written for, the answerable questions' share
-  of the weight chosen by the fit (`positive_share` in `ranker.json`; 0.5 weighs the classes even: a question is
+  lead over the rest, how much of the question's wording the code holds at all), fitted on written negatives and
+  on questions asked of projects they were not written for, the answerable questions' share of the weight chosen
+  by the fit (`positive_share` in `ranker.json`; 0.5, the shipped choice, weighs the classes even: a question is
   taken to be as likely to name a behavior that exists as one that does not).
 
 What a candidate's readings say (its comments' and its later lines' vectors, `embedding.readings`) is read for the
@@ -57,13 +56,8 @@ QUESTION_NAMES = (
     "commentary_of_best",
     "best_whole",
     "whole_of_best",
-    "orders_overlap",
-    "tops_one_file",
 )
 """The question model's inputs, in order (`question_features`)."""
-
-AGREEING = 10
-"""How many of the best by meaning and of the best by words `orders_overlap` compares."""
 
 Rows = npt.NDArray[np.float64]
 
@@ -119,9 +113,6 @@ def question_features(rows: Rows, logits: Rows) -> Rows:
     best = order[0]
     ranked = logits[order]
     cosines = rows[:, column["cosine"]]
-    by_meaning = np.argsort(-cosines, kind="stable")
-    by_words = np.argsort(-rows[:, column["lexical"]], kind="stable")
-    compared = min(AGREEING, len(rows))
     return np.array(
         [
             ranked[0],
@@ -137,8 +128,6 @@ def question_features(rows: Rows, logits: Rows) -> Rows:
             rows[best, column["commentary_cosine"]],
             float(rows[:, column["whole_cosine"]].max()),
             rows[best, column["whole_cosine"]],
-            len(set(by_meaning[:compared]) & set(by_words[:compared])) / compared,
-            rows[by_meaning[0], column["lexical_top_file"]],
         ]
     )
 
