@@ -1,4 +1,4 @@
-"""A model judge's imports (Pydantic AI, ~0.5 s) no longer come before indexing: a cold build starts without
+"""A model judge's imports (Pydantic AI) no longer come before indexing: a cold build starts without
 them, and a search that arrives before they end waits for them rather than failing or judging without them.
 
 The real server over stdio, its import of Pydantic AI held back by a `sitecustomize` on its import path until the

@@ -5,7 +5,8 @@ file-change notifications where the client allows dynamic registration, starts i
 does not, and indexes every folder in the background with progress. Meanwhile it loads the embedded model when the
 `local` judge or the semantic shortlist will need it, so the first search does not wait for that (a settings change
 that starts needing it, the judge switched to `local`, loads it then), and once the builds spare the interpreter
-it imports the agent framework a model judge needs (~0.5 s, kept off the path to the `initialize` answer).
+it imports the agent framework a model judge needs (the heaviest import, kept off the path to the `initialize`
+answer; bench/README.md times it).
 """
 
 from __future__ import annotations
@@ -120,8 +121,8 @@ def import_model_judging(judge: str) -> None:
 
     Called once the folders' builds spare the interpreter (`Folder.spared`): loading a persisted index, and a cold
     build's listing before it hands the files to worker processes, are Python work in this process too, and sharing
-    the interpreter with these imports made them late. Not before indexing starts either: the ~0.5 s of imports
-    would delay a cold build's workers for nothing. A search that arrives before the imports end waits for them where
+    the interpreter with these imports made them late. Not before indexing starts either: the imports would delay
+    a cold build's workers for nothing. A search that arrives before the imports end waits for them where
     it resolves its judge (`HEAVY_IMPORTS`, in a worker thread)."""
     if judge.strip() == LOCAL:
         return
