@@ -25,7 +25,8 @@ for a whole root. So snippets are embedded ahead of time, in small batches the s
   (`embedding.passages`), kept and remembered the same way (`short`: the snippets whose head is all of them).
   These readings (`embedding.readings`, the judge's own definition of them) are embedded in the background batch
   of their snippet's own vector (or later, when that vector came from elsewhere), before prose documentation
-  files' (which have none).
+  files' (which have none); only while the judge that reads them is the one configured (`reads_readings`): for any
+  other judge they would be most of the background embedding's CPU and of its vectors' memory, and read by nothing.
 
 Without the model's weights there is no dense side: `available()` is False and the shortlist is BM25 alone.
 """
@@ -150,6 +151,10 @@ class DenseIndex:
         """Per doc id: whether it is a snippet of prose documentation, embedded after the code."""
         self._readings = tuple(Reading(kind) for kind in READINGS)
         """What the judge reads of a snippet besides its code, embedded in this order after the code."""
+        self.reads_readings = True
+        """Whether the readings are embedded (in the background, and by `embed` when asked) and waited for
+        (`pending`, `progress`): the `local` judge reads them; no other judge does. Readings already stored are
+        kept, shared and persisted either way."""
         self._snippets: list[Snippet | None] | None = None
         """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
         self._unpersisted = False
@@ -194,7 +199,7 @@ class DenseIndex:
             waiting = self._doc_rows == NO_ROW
             tiers = (
                 waiting & ~self._doc_prose,
-                *(reading.rows == NO_ROW for reading in self._readings),
+                *(reading.rows == NO_ROW for reading in self._wanted_readings()),
                 waiting & self._doc_prose,
             )
             for ids in map(np.flatnonzero, tiers):
@@ -244,7 +249,7 @@ class DenseIndex:
                     continue
                 if self._doc_rows[doc] < 0:
                     code.setdefault(key, snippet)
-                for reading in self._readings if readings else ():
+                for reading in self._wanted_readings() if readings else ():
                     if reading.rows[doc] == NO_ROW:
                         read.setdefault(reading.key(key), (reading, key, snippet))
         keys = [*code, *read]
@@ -503,11 +508,14 @@ class DenseIndex:
         return np.flatnonzero(np.fromiter((s is not None for s in snippets), dtype=bool, count=len(snippets)))
 
     def _waiting(self, docs: Docs) -> npt.NDArray[np.int64]:
-        """How many vectors each doc still waits for: its own and its readings'."""
+        """How many vectors each doc still waits for: its own and (`reads_readings`) its readings'."""
         waiting = (self._doc_rows[docs] < 0).astype(np.int64)
-        for reading in self._readings:
+        for reading in self._wanted_readings():
             waiting += reading.rows[docs] == NO_ROW
         return waiting
+
+    def _wanted_readings(self) -> tuple[Reading, ...]:
+        return self._readings if self.reads_readings else ()
 
     def _missing(self, docs: Docs) -> Docs:
         """The docs still waiting for their vector or a reading's."""

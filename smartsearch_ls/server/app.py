@@ -27,6 +27,7 @@ from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, lsp_meth
 
 from smartsearch_ls import __version__
 from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.resolve import LOCAL
 from smartsearch_ls.server.folders import Folders
 from smartsearch_ls.server.framing import FRAMING_ERROR_METHOD
 from smartsearch_ls.server.progress import EmbeddingReporter
@@ -150,11 +151,21 @@ class SmartSearchServer(LanguageServer):
     def new_folders(self) -> Folders:
         """Folder indexes for the current settings (exclude, cacheDir, semantic decide what is indexed, and where)."""
         gc.unfreeze()  # the indexes being replaced were frozen when built (`Folders.build`): let them be collected
-        folders = Folders(self.settings.cache_dir, self.settings.exclude, self.settings.semantic, self.judgments)
+        folders = Folders(
+            self.settings.cache_dir,
+            self.settings.exclude,
+            self.settings.semantic,
+            self.judgments,
+            reads_readings=self.judge_reads_readings(),
+        )
         folders.embedding_progress = EmbeddingReporter(self)
         return folders
 
     # -- settings -------------------------------------------------------------------------------------
+
+    def judge_reads_readings(self) -> bool:
+        """Whether the configured judge reads what the index embeds of a snippet besides its code: only `local`."""
+        return self.settings.judge.model.strip() == LOCAL
 
     def apply_settings(self, incoming: object, source: str) -> None:
         """Merge settings; each bad key is reported to the user and the previous value kept."""

@@ -142,11 +142,15 @@ class Folders:
         exclude: Iterable[str] = (),
         semantic: bool = True,
         judgments: JudgmentCache | None = None,
+        reads_readings: bool = True,
     ) -> None:
         self.cache_dir = cache_dir
         self.judgments = judgments
         self.exclude = tuple(exclude)
         self.semantic = semantic
+        self.reads_readings = reads_readings
+        """Whether the configured judge reads the snippets' readings, so the folders embed them
+        (`DenseIndex.reads_readings`, `read_for`)."""
         self.folders: dict[Path, Folder] = {}
         self._flusher: dict[Path, asyncio.Task[None]] = {}
         self._persister: dict[Path, asyncio.TimerHandle] = {}
@@ -260,6 +264,8 @@ class Folders:
         if (removed_save := self._removed_saves.pop(index.root, None)) is not None:
             await asyncio.wait([removed_save])  # its outcome is its own; this build loads what is on disk
         dense = DenseIndex(index) if self.semantic else None
+        if dense is not None:
+            dense.reads_readings = self.reads_readings
         vectors: asyncio.Future[StoredVectors | None] | None = None
         loop = asyncio.get_running_loop()
 
@@ -381,6 +387,19 @@ class Folders:
         if self._searches <= 0:
             self._searches = 0
             self._idle.set()
+
+    def read_for(self, reads_readings: bool) -> None:
+        """The judge changed: whether the new one reads the snippets' readings (`DenseIndex.reads_readings`). A
+        change to the `local` judge has each built folder embed them in the background from now on (a pass under
+        way takes them up at its next batch); a change away stops embedding them and keeps those stored."""
+        if reads_readings == self.reads_readings:
+            return
+        self.reads_readings = reads_readings
+        for folder in self.folders.values():
+            if folder.dense is not None:
+                folder.dense.reads_readings = reads_readings
+                if reads_readings and folder.ready.is_set():
+                    self.embed_in_background(folder)
 
     def embed_in_background(self, folder: Folder, delay: float = 0.0) -> None:
         """Embed the folder's snippets that have no vector yet, a small batch at a time, at low priority."""

@@ -267,6 +267,7 @@ def register(server: SmartSearchServer) -> None:
         if _index_settings(ls) != before:
             ls.folders = ls.new_folders()
             add_folders(ls)
+        ls.folders.read_for(ls.judge_reads_readings())  # the pulled settings may name another judge
         registrations = []
         if ls.can_register("did_change_configuration"):
             registrations.append(
@@ -315,6 +316,7 @@ def register(server: SmartSearchServer) -> None:
         else:
             await _pull_settings(ls)
         _reconfigure_indexes(ls, before)
+        ls.folders.read_for(ls.judge_reads_readings())
         start_model_warmup(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
