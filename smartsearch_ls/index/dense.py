@@ -135,9 +135,19 @@ class DenseIndex:
     """The snippet vectors of one `RootIndex`. Thread-safe; lock order is always `_persisting`, `index.lock`, then
     `_lock`."""
 
-    def __init__(self, index: RootIndex, encoder: Callable[[], Encoder | None] = shared_encoder) -> None:
+    def __init__(
+        self,
+        index: RootIndex,
+        encoder: Callable[[], Encoder | None] = shared_encoder,
+        reads_readings: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.index = index
         self._encoder = encoder
+        self.reads_readings = reads_readings
+        """Whether the readings are embedded (in the background, and by `embed` when asked) and waited for
+        (`pending`, `progress`): the `local` judge reads them, no other judge does. Asked each time rather than kept,
+        so the configured judge's change reaches an index being built too. Readings already stored are kept, shared
+        and persisted either way."""
         self._lock = threading.Lock()
         self._code = VectorRows(np.float32)
         """Each snippet's own vector, which a query multiplies in full."""
@@ -151,10 +161,6 @@ class DenseIndex:
         """Per doc id: whether it is a snippet of prose documentation, embedded after the code."""
         self._readings = tuple(Reading(kind) for kind in READINGS)
         """What the judge reads of a snippet besides its code, embedded in this order after the code."""
-        self.reads_readings = True
-        """Whether the readings are embedded (in the background, and by `embed` when asked) and waited for
-        (`pending`, `progress`): the `local` judge reads them; no other judge does. Readings already stored are
-        kept, shared and persisted either way."""
         self._snippets: list[Snippet | None] | None = None
         """The index's snippet list the doc maps describe; a new list (a persisted index adopted) resets them."""
         self._unpersisted = False
@@ -210,15 +216,16 @@ class DenseIndex:
             return []
 
     def progress(self) -> tuple[int, int]:
-        """`(snippets with all their vectors, live snippets)` of the whole root: their own and their readings'."""
+        """`(snippets with all their vectors, live snippets)` of the whole root: their own and, while they are read
+        (`reads_readings`), their readings'."""
         with self.index.lock, self._lock:
             self._sync()
             live = self._live_docs()
             return len(live) - len(self._missing(live)), len(live)
 
     def embed_pending(self, max_snippets: int) -> int:
-        """Embed up to `max_snippets` snippets that lack a vector (their own or a reading's), in one blocking batch;
-        how many got one.
+        """Embed up to `max_snippets` snippets that lack a vector (their own or, while read, a reading's), in one
+        blocking batch; how many got one.
 
         Blocks while the model runs (it spreads a batch over every core), holding the index's lock
         only to read the snippets, so searches and edits go on meanwhile. 0 means nothing is left (or there
@@ -515,10 +522,10 @@ class DenseIndex:
         return waiting
 
     def _wanted_readings(self) -> tuple[Reading, ...]:
-        return self._readings if self.reads_readings else ()
+        return self._readings if self.reads_readings() else ()
 
     def _missing(self, docs: Docs) -> Docs:
-        """The docs still waiting for their vector or a reading's."""
+        """The docs still waiting for their vector or (`reads_readings`) a reading's."""
         return docs[self._waiting(docs) > 0]
 
     def _collect(self) -> None:

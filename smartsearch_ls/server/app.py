@@ -149,7 +149,8 @@ class SmartSearchServer(LanguageServer):
         self.folders.disk_changed(root, paths)
 
     def new_folders(self) -> Folders:
-        """Folder indexes for the current settings (exclude, cacheDir, semantic decide what is indexed, and where)."""
+        """Folder indexes for the current settings (exclude, cacheDir, semantic decide what is indexed, and where;
+        the judge, whether the snippets' readings are embedded)."""
         gc.unfreeze()  # the indexes being replaced were frozen when built (`Folders.build`): let them be collected
         folders = Folders(
             self.settings.cache_dir,

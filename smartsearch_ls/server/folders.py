@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
@@ -148,9 +149,11 @@ class Folders:
         self.judgments = judgments
         self.exclude = tuple(exclude)
         self.semantic = semantic
-        self.reads_readings = reads_readings
-        """Whether the configured judge reads the snippets' readings, so the folders embed them
-        (`DenseIndex.reads_readings`, `read_for`)."""
+        self._reading = threading.Event()
+        """Set while the configured judge reads the snippets' readings, so the folders embed them (`read_for`); its
+        `is_set` is every folder's `DenseIndex.reads_readings`, which worker threads ask."""
+        if reads_readings:
+            self._reading.set()
         self.folders: dict[Path, Folder] = {}
         self._flusher: dict[Path, asyncio.Task[None]] = {}
         self._persister: dict[Path, asyncio.TimerHandle] = {}
@@ -263,9 +266,7 @@ class Folders:
         moved = False
         if (removed_save := self._removed_saves.pop(index.root, None)) is not None:
             await asyncio.wait([removed_save])  # its outcome is its own; this build loads what is on disk
-        dense = DenseIndex(index) if self.semantic else None
-        if dense is not None:
-            dense.reads_readings = self.reads_readings
+        dense = DenseIndex(index, reads_readings=self._reading.is_set) if self.semantic else None
         vectors: asyncio.Future[StoredVectors | None] | None = None
         loop = asyncio.get_running_loop()
 
@@ -389,17 +390,24 @@ class Folders:
             self._idle.set()
 
     def read_for(self, reads_readings: bool) -> None:
-        """The judge changed: whether the new one reads the snippets' readings (`DenseIndex.reads_readings`). A
-        change to the `local` judge has each built folder embed them in the background from now on (a pass under
-        way takes them up at its next batch); a change away stops embedding them and keeps those stored."""
-        if reads_readings == self.reads_readings:
+        """The judge changed: whether the new one reads the snippets' readings (`DenseIndex.reads_readings`, which
+        asks this). A change to the `local` judge has each built folder embed them in the background from now on: a
+        pass under way takes them up at its next batch, and another pass follows it, since it may already have found
+        nothing left; a folder still building starts its pass when its build ends. A change away stops embedding
+        them and keeps those stored."""
+        if reads_readings == self._reading.is_set():
             return
-        self.reads_readings = reads_readings
+        if not reads_readings:
+            self._reading.clear()
+            return
+        self._reading.set()
         for folder in self.folders.values():
-            if folder.dense is not None:
-                folder.dense.reads_readings = reads_readings
-                if reads_readings and folder.ready.is_set():
-                    self.embed_in_background(folder)
+            if folder.dense is None:
+                continue
+            if folder.embedding is not None and not folder.embedding.done():
+                folder.embedding.add_done_callback(lambda _, folder=folder: self.embed_in_background(folder))
+            else:
+                self.embed_in_background(folder)
 
     def embed_in_background(self, folder: Folder, delay: float = 0.0) -> None:
         """Embed the folder's snippets that have no vector yet, a small batch at a time, at low priority."""
