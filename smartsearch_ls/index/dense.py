@@ -522,6 +522,7 @@ class DenseIndex:
         return waiting
 
     def _wanted_readings(self) -> tuple[Reading, ...]:
+        """The readings embedded and waited for now: all of them while they are read, else none."""
         return self._readings if self.reads_readings() else ()
 
     def _missing(self, docs: Docs) -> Docs:

@@ -393,8 +393,9 @@ class Folders:
         """The judge changed: whether the new one reads the snippets' readings (`DenseIndex.reads_readings`, which
         asks this). A change to the `local` judge has each built folder embed them in the background from now on: a
         pass under way takes them up at its next batch, and another pass follows it, since it may already have found
-        nothing left; a folder still building starts its pass when its build ends. A change away stops embedding
-        them and keeps those stored."""
+        nothing left (unless the folder was stopped meanwhile: removed, replaced by new settings, or shut down); a
+        folder still building starts its pass when its build ends. A change away stops embedding them and keeps those
+        stored."""
         if reads_readings == self._reading.is_set():
             return
         if not reads_readings:
@@ -410,8 +411,11 @@ class Folders:
                 self.embed_in_background(folder)
 
     def embed_in_background(self, folder: Folder, delay: float = 0.0) -> None:
-        """Embed the folder's snippets that have no vector yet, a small batch at a time, at low priority."""
-        if folder.dense is None or (folder.embedding is not None and not folder.embedding.done()):
+        """Embed the folder's snippets that have no vector yet, a small batch at a time, at low priority; not once the
+        folder is stopped (`Folder.stop_background`)."""
+        if folder.dense is None or folder.index.stopping.is_set():
+            return
+        if folder.embedding is not None and not folder.embedding.done():
             return
         folder.embedding = spawn(self._embed(weakref.ref(folder), delay))
 

@@ -65,9 +65,39 @@ async def test_a_change_to_local_while_a_finished_pass_saves_starts_another(
 
     monkeypatch.setattr(DenseIndex, "persist", held_persist)
     await folders.build(folder)
-    await asyncio.to_thread(saving.wait, 30)  # the pass has embedded every snippet's own vector and saves
+    assert await asyncio.to_thread(saving.wait, 30)  # the pass has embedded every snippet's own vector and saves
     folders.read_for(True)
     release.set()
     await passes_ended(folder)
     assert readings_saved(root, cache) > 0
     folders.remove(root)
+
+
+async def test_a_folder_stopped_after_a_change_to_local_starts_no_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pass a change queues after the one under way must not start on a folder removed (or replaced by new
+    settings, or shut down) meanwhile: it would embed a whole root nobody searches any more."""
+    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
+    cache = tmp_path / "cache"
+    folders = Folders(cache_dir=cache, semantic=True, reads_readings=False)
+    folder = folders.add(root)
+    saving, release = threading.Event(), threading.Event()
+    plain_persist = DenseIndex.persist
+
+    def held_persist(dense: DenseIndex, *, only_if_changed: bool = False) -> bool:
+        if folder.embedding is not None and not folder.embedding.done():
+            saving.set()
+            release.wait(10)
+        return plain_persist(dense, only_if_changed=only_if_changed)
+
+    monkeypatch.setattr(DenseIndex, "persist", held_persist)
+    await folders.build(folder)
+    assert await asyncio.to_thread(saving.wait, 30)
+    folders.read_for(True)
+    folder.stop_background()  # as removing the folder, new settings or `shutdown` do
+    release.set()
+    await passes_ended(folder)
+    assert folder.dense is not None
+    embedded, total = folder.dense.progress()  # the readings count now, and none was embedded
+    assert embedded < total
