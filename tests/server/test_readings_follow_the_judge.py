@@ -47,12 +47,13 @@ async def test_a_change_to_local_during_a_build_reaches_that_folder(tmp_path: Pa
     folders.remove(root)
 
 
-async def test_a_change_to_local_while_a_finished_pass_saves_starts_another(
+async def saving_with_nothing_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[Folders, Folder, threading.Event]:
+    """A built folder of a model judge whose background pass has embedded every snippet's own vector and is held in
+    its final save until the returned event is set."""
     root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
-    cache = tmp_path / "cache"
-    folders = Folders(cache_dir=cache, semantic=True, reads_readings=False)
+    folders = Folders(cache_dir=tmp_path / "cache", semantic=True, reads_readings=False)
     folder = folders.add(root)
     saving, release = threading.Event(), threading.Event()
     plain_persist = DenseIndex.persist
@@ -65,12 +66,19 @@ async def test_a_change_to_local_while_a_finished_pass_saves_starts_another(
 
     monkeypatch.setattr(DenseIndex, "persist", held_persist)
     await folders.build(folder)
-    assert await asyncio.to_thread(saving.wait, 30)  # the pass has embedded every snippet's own vector and saves
+    assert await asyncio.to_thread(saving.wait, 30)
+    return folders, folder, release
+
+
+async def test_a_change_to_local_while_a_finished_pass_saves_starts_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders, folder, release = await saving_with_nothing_left(tmp_path, monkeypatch)
     folders.read_for(True)
     release.set()
     await passes_ended(folder)
-    assert readings_saved(root, cache) > 0
-    folders.remove(root)
+    assert readings_saved(folder.index.root, tmp_path / "cache") > 0
+    folders.remove(folder.index.root)
 
 
 async def test_a_folder_stopped_after_a_change_to_local_starts_no_pass(
@@ -78,22 +86,7 @@ async def test_a_folder_stopped_after_a_change_to_local_starts_no_pass(
 ) -> None:
     """The pass a change queues after the one under way must not start on a folder removed (or replaced by new
     settings, or shut down) meanwhile: it would embed a whole root nobody searches any more."""
-    root = write_tree(tmp_path / "project", SAMPLE_PROJECT)
-    cache = tmp_path / "cache"
-    folders = Folders(cache_dir=cache, semantic=True, reads_readings=False)
-    folder = folders.add(root)
-    saving, release = threading.Event(), threading.Event()
-    plain_persist = DenseIndex.persist
-
-    def held_persist(dense: DenseIndex, *, only_if_changed: bool = False) -> bool:
-        if folder.embedding is not None and not folder.embedding.done():
-            saving.set()
-            release.wait(10)
-        return plain_persist(dense, only_if_changed=only_if_changed)
-
-    monkeypatch.setattr(DenseIndex, "persist", held_persist)
-    await folders.build(folder)
-    assert await asyncio.to_thread(saving.wait, 30)
+    folders, folder, release = await saving_with_nothing_left(tmp_path, monkeypatch)
     folders.read_for(True)
     folder.stop_background()  # as removing the folder, new settings or `shutdown` do
     release.set()
