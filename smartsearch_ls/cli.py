@@ -1,4 +1,5 @@
-"""`smartsearch query ...`: the engine at a terminal, for people and scripts; `smartsearch mcp`: for agents.
+"""`smartsearch query ...`: the engine at a terminal, for people and scripts; `smartsearch index`: a folder prepared
+for them ahead of time (`prepare`); `smartsearch mcp`: for agents.
 
 The index is persisted between runs (like the server's), so the second query on a root starts warm; so are the
 snippet vectors a search with the embedded judge computed, so a later query does not embed them again.
@@ -15,7 +16,8 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import get_args
 
 from smartsearch_ls import __version__
@@ -29,10 +31,14 @@ from smartsearch_ls.folder_search import (
     to_json,
 )
 from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.prepare import prepare
 from smartsearch_ls.search.request import Intent, Mode, parse_params
 from smartsearch_ls.search.result import SearchResult, summary
 from smartsearch_ls.search.why import Why
 from smartsearch_ls.settings import Settings
+
+REPORT_SECONDS = 2.0
+"""How often `index` says how far embedding has got."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--json", action="store_true", help="print one JSON object")
     query.add_argument("--explain", action="store_true", help="say under each match why it ranked")
     _add_settings(query)
+    index = commands.add_parser(
+        "index",
+        help="index a folder and embed all of it ahead of queries",
+        description="Build a folder's persisted index and embed every snippet, so later queries start warm and "
+        "search the whole folder by meaning.",
+    )
+    index.add_argument("--root", default=".", help="folder to index (default: the current one)")
+    index.add_argument("--judge", help="the judge later queries use: `local` (default) also embeds what it reads")
+    index.add_argument("--exclude", action="append", default=[], help="glob never indexed (repeatable)")
+    index.add_argument("--cache-dir", help="where the persisted index lives")
     mcp = commands.add_parser(
         "mcp",
         help="serve agents over MCP (stdio)",
@@ -78,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
     args = build_parser().parse_args(argv)
     try:
-        code = asyncio.run(_query(args)) if args.command == "query" else _serve_mcp(args)
+        code = _COMMANDS[args.command](args)
     except FAILURES as error:
         print(f"smartsearch: {error}", file=sys.stderr)
         code = 2
@@ -90,16 +106,36 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    """The settings a command was given (`index` takes only some of them)."""
     return settings_from(
         {
             "judge.model": args.judge,
-            "judge.timeout": args.timeout,
-            "threshold": args.threshold,
-            "concurrency": args.concurrency,
+            "judge.timeout": getattr(args, "timeout", None),
+            "threshold": getattr(args, "threshold", None),
+            "concurrency": getattr(args, "concurrency", None),
             "exclude": args.exclude or None,
             "cacheDir": args.cache_dir,
         }
     )
+
+
+def _index(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    root = folder_of(args.root, "--root")
+    reported = [0.0]
+
+    def report(embedded: int, total: int) -> None:
+        if time.monotonic() - reported[0] >= REPORT_SECONDS:
+            reported[0] = time.monotonic()
+            print(f"smartsearch: embedded {embedded:,} of {total:,} snippets", file=sys.stderr, flush=True)
+
+    prepared = prepare(root, settings, report)
+    print(f"{root}: {prepared.files:,} files ({prepared.skipped:,} skipped), {prepared.snippets:,} snippets")
+    if prepared.semantic:
+        print(f"embedded: {prepared.embedded:,} of {prepared.snippets:,} snippets")
+    else:
+        print("embedded: none (no local model: searches use words alone)")
+    return 0
 
 
 async def _query(args: argparse.Namespace) -> int:
@@ -128,6 +164,10 @@ async def _query(args: argparse.Namespace) -> int:
     else:
         _print_human(result, explain=args.explain)
     return 0 if result.matches else 1
+
+
+def _run_query(args: argparse.Namespace) -> int:
+    return asyncio.run(_query(args))
 
 
 def _serve_mcp(args: argparse.Namespace) -> int:
@@ -173,3 +213,6 @@ def _print_human(result: SearchResult, *, explain: bool = False) -> None:
     print(f"searched: {summary(result.coverage)}; judge: {result.judge or 'none'}", file=sys.stderr)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"query": _run_query, "index": _index, "mcp": _serve_mcp}
