@@ -183,22 +183,23 @@ def find_symbols(
                     if lower in seen[number]:
                         continue
                     seen[number].add(lower)
-                    for path, declarations in symbols.by_name.get(lower, {}).items():
+                    for slot in symbols.by_name.get(lower, ()):
+                        path = symbols.table.paths[slot]
                         if contains is not None and not contains.get(path, False):
                             continue
-                        for declaration in declarations:
-                            tier, coverage = tier_of(wanted, declaration)
-                            if tier == 6 and stage == 2:
-                                ratio = _subsequence(wanted.text.lower(), declaration.qualified_name.lower())
-                                if not ratio and not wanted.qualifier:
-                                    ratio = _subsequence(wanted.name.lower(), lower)
-                                tier, coverage = (5, ratio) if ratio else (6, 0.0)
-                            if tier > max_tier:
-                                continue
-                            test = _is_test_file(path) or in_test_module(path, declaration.qualified_name)
-                            nested = declaration.qualified_name.lower() != wanted.text.lower()
-                            key = (tier, int(test != tests_first), -coverage, nested)
-                            found.append((key, symbols, declaration, coverage))
+                        declaration = symbols.table.get(slot)
+                        tier, coverage = tier_of(wanted, declaration)
+                        if tier == 6 and stage == 2:
+                            ratio = _subsequence(wanted.text.lower(), declaration.qualified_name.lower())
+                            if not ratio and not wanted.qualifier:
+                                ratio = _subsequence(wanted.name.lower(), lower)
+                            tier, coverage = (5, ratio) if ratio else (6, 0.0)
+                        if tier > max_tier:
+                            continue
+                        test = _is_test_file(path) or in_test_module(path, declaration.qualified_name)
+                        nested = declaration.qualified_name.lower() != wanted.text.lower()
+                        key = (tier, int(test != tests_first), -coverage, nested)
+                        found.append((key, symbols, declaration, coverage))
         if len(found) >= limit or (stage == 1 and found):
             break  # letters in order only when nothing closer matched
     found.sort(key=lambda item: item[0])

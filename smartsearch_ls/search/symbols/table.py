@@ -1,0 +1,90 @@
+"""Every declaration of a root in columns, a `Declaration` made only for one a look-up reads.
+
+The symbol index holds a root's declarations for the life of the server, and as objects (eight fields, three of them
+line numbers too large for Python's shared small ints, and a qualified name that repeats its scope's) they were the
+largest thing it held. Here a declaration is a slot: its name, its scope's name (shared by the declarations of one
+scope in a file), its path (the symbol index's own key for the file), a kind code and four line numbers in an
+`array`. A slot freed by a file that changed or went is taken by the next declaration learned.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable
+
+from smartsearch_ls.chunking.snippet import Declaration
+
+
+class DeclarationTable:
+    """Declarations by slot number: `add` a file's, `get` one back, `drop` a file's when it changes or goes."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.paths: list[str] = []
+        self._scopes: list[str | None] = []
+        """What a qualified name holds before `.name`; None when it is the name itself."""
+        self._unscoped: dict[int, str] = {}
+        """Qualified names that are neither the name nor `scope.name`: none a chunker makes today, kept whole."""
+        self._kinds = bytearray()
+        self._kind_names: list[str] = []
+        self._kind_codes: dict[str, int] = {}
+        self._lines = array("i")
+        """Start, end, name line and name column of each slot, four to a slot."""
+        self._free: list[int] = []
+
+    def add(self, path: str, declarations: Iterable[Declaration]) -> array[int]:
+        """Slots for a file's declarations, in their order; `path` is the file's key, which each of them names."""
+        slots = array("i")
+        scopes: dict[str, str] = {}  # one string per scope of this file, however many declarations it holds
+        for declaration in declarations:
+            name, qualified = declaration.name, declaration.qualified_name
+            scope: str | None = None
+            whole: str | None = None
+            if qualified != name:
+                if qualified.endswith("." + name):
+                    scope = qualified[: -len(name) - 1]
+                    scope = scopes.setdefault(scope, scope)
+                else:
+                    whole = qualified
+            kind = self._kind_codes.get(declaration.kind)
+            if kind is None:
+                kind = self._kind_codes[declaration.kind] = len(self._kind_names)
+                self._kind_names.append(declaration.kind)
+            at = declaration.path
+            lines = (declaration.start_line, declaration.end_line, declaration.name_line, declaration.name_column)
+            if self._free:
+                slot = self._free.pop()
+                self.names[slot], self.paths[slot], self._scopes[slot] = name, path if at == path else at, scope
+                self._kinds[slot] = kind
+                self._lines[4 * slot : 4 * slot + 4] = array("i", lines)
+            else:
+                slot = len(self.names)
+                self.names.append(name)
+                self.paths.append(path if at == path else at)
+                self._scopes.append(scope)
+                self._kinds.append(kind)
+                self._lines.extend(lines)
+            if whole is not None:
+                self._unscoped[slot] = whole
+            slots.append(slot)
+        return slots
+
+    def drop(self, slots: Iterable[int]) -> None:
+        """Free a file's slots (their strings go with them)."""
+        for slot in slots:
+            self.names[slot] = self.paths[slot] = ""
+            self._scopes[slot] = None
+            self._unscoped.pop(slot, None)
+            self._free.append(slot)
+
+    def qualified_name(self, slot: int) -> str:
+        scope = self._scopes[slot]
+        if scope is not None:
+            return f"{scope}.{self.names[slot]}"
+        return self._unscoped.get(slot, self.names[slot])
+
+    def get(self, slot: int) -> Declaration:
+        start, end, name_line, name_column = self._lines[4 * slot : 4 * slot + 4]
+        kind = self._kind_names[self._kinds[slot]]
+        name = self.names[slot]
+        return Declaration(name, self.qualified_name(slot), kind, self.paths[slot], start, end, name_line, name_column)
