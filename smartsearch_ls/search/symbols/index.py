@@ -222,14 +222,17 @@ class SymbolIndex:
         gone: set[str] = set()
         words: set[str] = set()
         places: dict[str, int] = {}
-        mine = set(slots)
-        for lower in dict.fromkeys(self.table.names[slot].lower() for slot in slots):
+        grouped: dict[str, list[int]] = {}
+        for slot in slots:
+            grouped.setdefault(self.table.names[slot].lower(), []).append(slot)
+        for lower, mine in grouped.items():
             found = self.by_name.get(lower)
             if found is None:
                 continue
+            at = found.index(mine[0])  # a file's slots under a name lie together: `_learn` puts them in at once
+            del found[at : at + len(mine)]
             if kept is not None and lower in kept:
-                places[lower] = next(at for at, slot in enumerate(found) if slot in mine)
-            found[:] = array("i", (slot for slot in found if slot not in mine))
+                places[lower] = at
             if found or lower in places:
                 continue
             del self.by_name[lower]

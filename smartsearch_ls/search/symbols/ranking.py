@@ -72,9 +72,8 @@ class SymbolQuery:
         return cls(wanted, name, qualifier, tuple(dict.fromkeys(name_tokens(wanted))))
 
 
-def tier_of(query: SymbolQuery, declaration: Declaration) -> tuple[int, float]:
-    """(tier, token coverage) of a declaration for a query; tier 6 when it does not match."""
-    name, qualified = declaration.name, declaration.qualified_name
+def tier_of(query: SymbolQuery, name: str, qualified: str) -> tuple[int, float]:
+    """(tier, token coverage) of a declaration, by its names, for a query; tier 6 when it does not match."""
     lower_name = name.lower()
     if lower_name == query.name.lower():
         if not query.qualifier:
@@ -164,7 +163,8 @@ def find_symbols(
     then letters in order (tier 5); the count of matches covers the stages that ran.
     """
     wanted = SymbolQuery.of(query)
-    found: list[tuple[tuple[int, int, float, bool], SymbolIndex, Declaration, float]] = []
+    # Each match's sort key, index, table slot and coverage: a `Declaration` is made only for a match shown.
+    found: list[tuple[tuple[int, int, float, bool], SymbolIndex, int, float]] = []
     in_scope = 0
     cap = max(limit * 5, 200)
     last_stage = 0 if max_tier <= 3 else 1 if max_tier == 4 else 2
@@ -178,63 +178,72 @@ def find_symbols(
     for stage in range(last_stage + 1):
         for number, (_, symbols) in enumerate(indexes):
             contains = containers[number]
+            table = symbols.table
             with symbols.lock:
                 for lower in _stage(symbols, wanted, stage, cap):
                     if lower in seen[number]:
                         continue
                     seen[number].add(lower)
                     for slot in symbols.by_name.get(lower, ()):
-                        path = symbols.table.paths[slot]
+                        path = table.paths[slot]
                         if contains is not None and not contains.get(path, False):
                             continue
-                        declaration = symbols.table.get(slot)
-                        tier, coverage = tier_of(wanted, declaration)
+                        qualified = table.qualified_name(slot)
+                        tier, coverage = tier_of(wanted, table.names[slot], qualified)
                         if tier == 6 and stage == 2:
-                            ratio = _subsequence(wanted.text.lower(), declaration.qualified_name.lower())
+                            ratio = _subsequence(wanted.text.lower(), qualified.lower())
                             if not ratio and not wanted.qualifier:
                                 ratio = _subsequence(wanted.name.lower(), lower)
                             tier, coverage = (5, ratio) if ratio else (6, 0.0)
                         if tier > max_tier:
                             continue
-                        test = _is_test_file(path) or in_test_module(path, declaration.qualified_name)
-                        nested = declaration.qualified_name.lower() != wanted.text.lower()
+                        test = _is_test_file(path) or in_test_module(path, qualified)
+                        nested = qualified.lower() != wanted.text.lower()
                         key = (tier, int(test != tests_first), -coverage, nested)
-                        found.append((key, symbols, declaration, coverage))
+                        found.append((key, symbols, slot, coverage))
         if len(found) >= limit or (stage == 1 and found):
             break  # letters in order only when nothing closer matched
     found.sort(key=lambda item: item[0])
     cut_tier = found[min(limit, len(found)) - 1][0][0] if found else 0
-    hits: list[tuple[tuple[object, ...], SymbolHit]] = []
+    # Each shown match's order, and what its hit is made of once it is among the first `limit`.
+    hits: list[tuple[tuple[object, ...], SymbolIndex, int, Declaration | None, float, int, float, float]] = []
     graphs: dict[int, ImportGraph] = {}
     mentions: dict[tuple[int, str], int] = {}
-    for key, symbols, declaration, coverage in found:
+    for key, symbols, slot, coverage in found:
         tier = key[0]
         if tier > cut_tier:
             break  # below the `limit`-th hit's tier: counted, never shown
+        table = symbols.table
+        name, path = table.names[slot], table.paths[slot]
         centrality = rank = ctx = 0.0
         graph = graphs.get(id(symbols))
         if graph is None:
             graph = graphs[id(symbols)] = symbols.graph()
-        lower = declaration.name.lower()
+        lower = name.lower()
         count = mentions.get((id(symbols), lower))
         if count is None:
-            count = mentions[(id(symbols), lower)] = symbols.mentions(declaration.name)
-        centrality = float(count + graph.importers.get(declaration.path, 0))
-        rank = graph.rank.get(declaration.path, 0.0)
+            count = mentions[(id(symbols), lower)] = symbols.mentions(name)
+        centrality = float(count + graph.importers.get(path, 0))
+        rank = graph.rank.get(path, 0.0)
+        declaration = None
         if context is not None:
+            declaration = table.get(slot)
             ctx = context(symbols.index, declaration)
-        hit = SymbolHit(symbols.index, declaration, _score(tier, coverage), tier, centrality, round(ctx, 3))
         order = (
             *key[:2],
             -ctx,
             *key[2:],
             -centrality,
             -rank,
-            _KIND_RANK.get(declaration.kind, 3),
-            len(declaration.path),
-            declaration.path,
-            declaration.start_line,
+            _KIND_RANK.get(table.kind(slot), 3),
+            len(path),
+            path,
+            table.start_line(slot),
         )
-        hits.append((order, hit))
+        hits.append((order, symbols, slot, declaration, _score(tier, coverage), tier, centrality, round(ctx, 3)))
     hits.sort(key=lambda item: item[0])
-    return [h for _, h in hits[:limit]], len(found), in_scope
+    shown = [
+        SymbolHit(symbols.index, declaration or symbols.table.get(slot), score, tier, centrality, ctx)
+        for _, symbols, slot, declaration, score, tier, centrality, ctx in hits[:limit]
+    ]
+    return shown, len(found), in_scope

@@ -83,8 +83,14 @@ class DeclarationTable:
             return f"{scope}.{self.names[slot]}"
         return self._unscoped.get(slot, self.names[slot])
 
+    def kind(self, slot: int) -> str:
+        return self._kind_names[self._kinds[slot]]
+
+    def start_line(self, slot: int) -> int:
+        return self._lines[4 * slot]
+
     def get(self, slot: int) -> Declaration:
         start, end, name_line, name_column = self._lines[4 * slot : 4 * slot + 4]
-        kind = self._kind_names[self._kinds[slot]]
         name = self.names[slot]
+        kind = self.kind(slot)
         return Declaration(name, self.qualified_name(slot), kind, self.paths[slot], start, end, name_line, name_column)
