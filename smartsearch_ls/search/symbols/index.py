@@ -224,7 +224,8 @@ class SymbolIndex:
         places: dict[str, int] = {}
         grouped: dict[str, list[int]] = {}
         for slot in slots:
-            grouped.setdefault(self.table.names[slot].lower(), []).append(slot)
+            if self.table.in_use(slot):  # a slot freed already (an edit whose `_learn` failed) is no longer its name's
+                grouped.setdefault(self.table.names[slot].lower(), []).append(slot)
         for lower, mine in grouped.items():
             found = self.by_name.get(lower)
             if found is None:
@@ -260,9 +261,11 @@ class SymbolIndex:
         return places
 
     def declarations_of(self, path: str) -> list[Declaration]:
-        """A file's declarations, in their order."""
-        found = self.files.get(path)
-        return [self.table.get(slot) for slot in found.slots] if found is not None else []
+        """A file's declarations, in their order; read under the lock, as a sync frees an edited file's slots and gives
+        them to the next file it learns."""
+        with self.lock:
+            found = self.files.get(path)
+            return [self.table.get(slot) for slot in found.slots] if found is not None else []
 
     # -- texts and imports --------------------------------------------------------------------------
 

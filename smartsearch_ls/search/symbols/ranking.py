@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,7 +34,6 @@ from smartsearch_ls.chunking.snippet import Declaration
 from smartsearch_ls.discovery.file_kinds import in_test_module, is_test_file
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
-from smartsearch_ls.search.symbols.graph import ImportGraph
 from smartsearch_ls.search.symbols.index import SymbolIndex, name_tokens, symbol_index
 
 TIER_SCORES = (1.0, 0.95, 0.9, 0.7, 0.5, 0.3)
@@ -148,6 +148,14 @@ def _stage(symbols: SymbolIndex, query: SymbolQuery, stage: int, cap: int) -> li
     return sorted(found, key=len)[:cap]
 
 
+LOOK_UPS = 3
+"""Times a look-up runs before it leaves out the matches whose slots a sync freed or reused while it ran: each run
+but the last starts again on the synced index instead (an edit landing mid-look-up)."""
+
+_Match = tuple[tuple[int, int, float, bool], SymbolIndex, int, int, float]
+"""A match's sort key, index, table slot, the slot's generation when matched, and coverage."""
+
+
 def find_symbols(
     scopes: Sequence[Scope],
     query: str,
@@ -161,22 +169,50 @@ def find_symbols(
 
     Stages run until `limit` hits are found: same name and prefixes (tiers 0-3), then shared words (tier 4),
     then letters in order (tier 5); the count of matches covers the stages that ran.
+
+    The stages keep table slots, which a sync frees and gives to other declarations, and each stage takes the symbol
+    index's lock anew: the slots a look-up may show are read under the lock once the stages are done, each checked
+    against the generation it was matched at, and made `Declaration`s before any `context` call (which syncs the symbol
+    index: `declaration_terms`).
     """
     wanted = SymbolQuery.of(query)
-    # Each match's sort key, index, table slot and coverage: a `Declaration` is made only for a match shown.
-    found: list[tuple[tuple[int, int, float, bool], SymbolIndex, int, float]] = []
-    in_scope = 0
     cap = max(limit * 5, 200)
     last_stage = 0 if max_tier <= 3 else 1 if max_tier == 4 else 2
-    indexes = [(scope, symbol_index(scope.index)) for scope in scopes]
-    containers: list[dict[str, bool] | None] = []
-    for scope, symbols in indexes:
-        contains, count = symbols.in_scope(scope)
-        containers.append(contains)
-        in_scope += count
+    for attempt in range(LOOK_UPS):
+        indexes = [symbol_index(scope.index) for scope in scopes]
+        containers: list[dict[str, bool] | None] = []
+        in_scope = 0
+        for scope, symbols in zip(scopes, indexes, strict=True):
+            contains, count = symbols.in_scope(scope)
+            containers.append(contains)
+            in_scope += count
+        found = _matches(indexes, containers, wanted, limit, cap, last_stage, tests_first, max_tier)
+        hits = _hits(found, indexes, limit, context, stale_left_out=attempt == LOOK_UPS - 1)
+        if hits is not None:
+            break
+    hits.sort(key=lambda item: item[0])
+    shown = [
+        SymbolHit(symbols.index, declaration, score, tier, centrality, ctx)
+        for _, symbols, declaration, score, tier, centrality, ctx in hits[:limit]
+    ]
+    return shown, len(found), in_scope
+
+
+def _matches(
+    indexes: list[SymbolIndex],
+    containers: list[dict[str, bool] | None],
+    wanted: SymbolQuery,
+    limit: int,
+    cap: int,
+    last_stage: int,
+    tests_first: bool,
+    max_tier: int,
+) -> list[_Match]:
+    """Every match of the stages that ran, best first; a slot is kept with its generation (`_hits` checks it)."""
+    found: list[_Match] = []
     seen: list[set[str]] = [set() for _ in indexes]
     for stage in range(last_stage + 1):
-        for number, (_, symbols) in enumerate(indexes):
+        for number, symbols in enumerate(indexes):
             contains = containers[number]
             table = symbols.table
             with symbols.lock:
@@ -200,50 +236,87 @@ def find_symbols(
                         test = _is_test_file(path) or in_test_module(path, qualified)
                         nested = qualified.lower() != wanted.text.lower()
                         key = (tier, int(test != tests_first), -coverage, nested)
-                        found.append((key, symbols, slot, coverage))
+                        found.append((key, symbols, slot, table.generations[slot], coverage))
         if len(found) >= limit or (stage == 1 and found):
             break  # letters in order only when nothing closer matched
     found.sort(key=lambda item: item[0])
+    return found
+
+
+_Hit = tuple[tuple[object, ...], SymbolIndex, Declaration, float, int, float, float]
+"""A shown match's order, index, declaration, score, tier, centrality and context."""
+
+
+def _hits(
+    found: list[_Match],
+    indexes: list[SymbolIndex],
+    limit: int,
+    context: Callable[[RootIndex, Declaration], float] | None,
+    *,
+    stale_left_out: bool,
+) -> list[_Hit] | None:
+    """The matches that may be shown (down to the `limit`-th's tier), in no order: each index's read under its lock.
+
+    None when a slot was freed or taken since it was matched, unless `stale_left_out`: then that match is left out
+    (its declaration changed or went while the look-up ran). Without a context, each index's matches are ordered
+    under its lock and only its first `limit` become `Declaration`s; with one, every match does, and the context
+    scores them once the lock is let go."""
     cut_tier = found[min(limit, len(found)) - 1][0][0] if found else 0
-    # Each shown match's order, and what its hit is made of once it is among the first `limit`.
-    hits: list[tuple[tuple[object, ...], SymbolIndex, int, Declaration | None, float, int, float, float]] = []
-    graphs: dict[int, ImportGraph] = {}
-    mentions: dict[tuple[int, str], int] = {}
-    for key, symbols, slot, coverage in found:
-        tier = key[0]
-        if tier > cut_tier:
-            break  # below the `limit`-th hit's tier: counted, never shown
+    shown = list(itertools.takewhile(lambda item: item[0][0] <= cut_tier, found))
+    hits: list[_Hit] = []
+    for symbols in dict.fromkeys(indexes):
+        mine = [item for item in shown if item[1] is symbols]
+        if not mine:
+            continue
+        graph = symbols.graph()  # it syncs: before the slots are read, so that the check below sees what it freed
         table = symbols.table
-        name, path = table.names[slot], table.paths[slot]
-        centrality = rank = ctx = 0.0
-        graph = graphs.get(id(symbols))
-        if graph is None:
-            graph = graphs[id(symbols)] = symbols.graph()
-        lower = name.lower()
-        count = mentions.get((id(symbols), lower))
-        if count is None:
-            count = mentions[(id(symbols), lower)] = symbols.mentions(name)
-        centrality = float(count + graph.importers.get(path, 0))
-        rank = graph.rank.get(path, 0.0)
-        declaration = None
-        if context is not None:
-            declaration = table.get(slot)
-            ctx = context(symbols.index, declaration)
-        order = (
-            *key[:2],
-            -ctx,
-            *key[2:],
-            -centrality,
-            -rank,
-            _KIND_RANK.get(table.kind(slot), 3),
-            len(path),
-            path,
-            table.start_line(slot),
-        )
-        hits.append((order, symbols, slot, declaration, _score(tier, coverage), tier, centrality, round(ctx, 3)))
-    hits.sort(key=lambda item: item[0])
-    shown = [
-        SymbolHit(symbols.index, declaration or symbols.table.get(slot), score, tier, centrality, ctx)
-        for _, symbols, slot, declaration, score, tier, centrality, ctx in hits[:limit]
-    ]
-    return shown, len(found), in_scope
+        mentions: dict[str, int] = {}
+        ranked: list[tuple[tuple[object, ...], int, int, float, float]] = []
+        scored: list[tuple[tuple[int, int, float, bool], Declaration, float, float, float]] = []
+        with symbols.lock:
+            for key, _, slot, generation, coverage in mine:
+                if table.generations[slot] != generation:
+                    if stale_left_out:
+                        continue
+                    return None
+                name, path = table.names[slot], table.paths[slot]
+                lower = name.lower()
+                count = mentions.get(lower)
+                if count is None:
+                    count = mentions[lower] = symbols.mentions(name)
+                centrality = float(count + graph.importers.get(path, 0))
+                rank = graph.rank.get(path, 0.0)
+                if context is not None:
+                    scored.append((key, table.get(slot), coverage, centrality, rank))
+                    continue
+                kind_rank = _KIND_RANK.get(table.kind(slot), 3)
+                order = (
+                    *key[:2],
+                    -0.0,
+                    *key[2:],
+                    -centrality,
+                    -rank,
+                    kind_rank,
+                    len(path),
+                    path,
+                    table.start_line(slot),
+                )
+                ranked.append((order, slot, key[0], coverage, centrality))
+            ranked.sort(key=lambda item: item[0])
+            for order, slot, tier, coverage, centrality in ranked[:limit]:
+                hits.append((order, symbols, table.get(slot), _score(tier, coverage), tier, centrality, 0.0))
+        for key, declaration, coverage, centrality, rank in scored:
+            ctx = context(symbols.index, declaration) if context is not None else 0.0
+            order = (
+                *key[:2],
+                -ctx,
+                *key[2:],
+                -centrality,
+                -rank,
+                _KIND_RANK.get(declaration.kind, 3),
+                len(declaration.path),
+                declaration.path,
+                declaration.start_line,
+            )
+            hits.append((order, symbols, declaration, _score(key[0], coverage), key[0], centrality, round(ctx, 3)))
+    return hits

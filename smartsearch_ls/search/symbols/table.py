@@ -16,11 +16,17 @@ from smartsearch_ls.chunking.snippet import Declaration
 
 
 class DeclarationTable:
-    """Declarations by slot number: `add` a file's, `get` one back, `drop` a file's when it changes or goes."""
+    """Declarations by slot number: `add` a file's, `get` one back, `drop` a file's when it changes or goes.
+
+    A slot's number is reused, so whoever keeps one past the symbol index's lock keeps its `generations` entry with it
+    and reads the slot (under the lock) only while that is unchanged: it moves when the slot is freed and again when
+    it is taken, so it is even while a declaration holds the slot and odd while it is free.
+    """
 
     def __init__(self) -> None:
         self.names: list[str] = []
         self.paths: list[str] = []
+        self.generations = array("I")
         self._scopes: list[str | None] = []
         """What a qualified name holds before `.name`; None when it is the name itself."""
         self._unscoped: dict[int, str] = {}
@@ -33,10 +39,18 @@ class DeclarationTable:
         self._free: list[int] = []
 
     def add(self, path: str, declarations: Iterable[Declaration]) -> array[int]:
-        """Slots for a file's declarations, in their order; `path` is the file's key, which each of them names."""
+        """Slots for a file's declarations, in their order; `path` is the file's key, which each of them names.
+
+        Everything that can fail (a line number outside `array`'s range, a 257th kind) fails before a slot is taken,
+        so a file that could not be added leaves the table as it was."""
+        declarations = tuple(declarations)
+        lines = array("i")
+        for declaration in declarations:
+            lines.extend((declaration.start_line, declaration.end_line, declaration.name_line, declaration.name_column))
+        kinds = bytearray(self._kind_code(declaration.kind) for declaration in declarations)
         slots = array("i")
         scopes: dict[str, str] = {}  # one string per scope of this file, however many declarations it holds
-        for declaration in declarations:
+        for number, declaration in enumerate(declarations):
             name, qualified = declaration.name, declaration.qualified_name
             scope: str | None = None
             whole: str | None = None
@@ -46,35 +60,48 @@ class DeclarationTable:
                     scope = scopes.setdefault(scope, scope)
                 else:
                     whole = qualified
-            kind = self._kind_codes.get(declaration.kind)
-            if kind is None:
-                kind = self._kind_codes[declaration.kind] = len(self._kind_names)
-                self._kind_names.append(declaration.kind)
-            at = declaration.path
-            lines = (declaration.start_line, declaration.end_line, declaration.name_line, declaration.name_column)
+            at = path if declaration.path == path else declaration.path
             if self._free:
                 slot = self._free.pop()
-                self.names[slot], self.paths[slot], self._scopes[slot] = name, path if at == path else at, scope
-                self._kinds[slot] = kind
-                self._lines[4 * slot : 4 * slot + 4] = array("i", lines)
+                self.names[slot], self.paths[slot], self._scopes[slot] = name, at, scope
+                self._kinds[slot] = kinds[number]
+                self._lines[4 * slot : 4 * slot + 4] = lines[4 * number : 4 * number + 4]
+                self.generations[slot] = (self.generations[slot] + 1) & 0xFFFFFFFF
             else:
                 slot = len(self.names)
                 self.names.append(name)
-                self.paths.append(path if at == path else at)
+                self.paths.append(at)
                 self._scopes.append(scope)
-                self._kinds.append(kind)
-                self._lines.extend(lines)
+                self._kinds.append(kinds[number])
+                self._lines.extend(lines[4 * number : 4 * number + 4])
+                self.generations.append(0)
             if whole is not None:
                 self._unscoped[slot] = whole
             slots.append(slot)
         return slots
 
+    def _kind_code(self, kind: str) -> int:
+        code = self._kind_codes.get(kind)
+        if code is None:
+            if len(self._kind_names) > 255:
+                raise ValueError(f"more than 256 kinds of declaration: {kind!r}")
+            code = self._kind_codes[kind] = len(self._kind_names)
+            self._kind_names.append(kind)
+        return code
+
+    def in_use(self, slot: int) -> bool:
+        return not self.generations[slot] & 1
+
     def drop(self, slots: Iterable[int]) -> None:
-        """Free a file's slots (their strings go with them)."""
+        """Free a file's slots (their strings go with them); a slot already free is left alone, so that a slot freed
+        twice is not handed to two declarations."""
         for slot in slots:
+            if not self.in_use(slot):
+                continue
             self.names[slot] = self.paths[slot] = ""
             self._scopes[slot] = None
             self._unscoped.pop(slot, None)
+            self.generations[slot] = (self.generations[slot] + 1) & 0xFFFFFFFF
             self._free.append(slot)
 
     def qualified_name(self, slot: int) -> str:

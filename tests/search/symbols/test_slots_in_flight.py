@@ -1,0 +1,179 @@
+"""The table's slots are reused: a look-up or a reader that holds slot numbers while a sync runs must not read another
+declaration, or a freed one, in their place.
+
+The syncs land where a server's would: an unsaved edit applied and synced by the look-up's own context callback (what
+`declaration_terms` does), a sync between two stages of a look-up (each stage takes the lock anew, so another
+thread's can run there; here the look-up's own thread runs it, deterministically), and another thread's sync while
+`declarations_of` reads (held back by a profile hook until the sync has had its chance).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+import pytest
+
+from smartsearch_ls.chunking.snippet import Declaration
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.search.symbols import ranking
+from smartsearch_ls.search.symbols.index import symbol_index
+from smartsearch_ls.search.symbols.ranking import find_symbols
+from smartsearch_ls.search.symbols.table import DeclarationTable
+from tests.conftest import write_tree
+
+RUNNERS = {"a.py": "def run_fast():\n    pass\n\ndef run_slow():\n    pass\n", "b.py": "def fast_run_b():\n    pass\n"}
+EDITS = {
+    "other names in the freed slots": "def zzz_other():\n    pass\n\n\n\n\n\ndef qqq():\n    pass\n",
+    "fewer declarations than slots": "x = 1\n",
+}
+
+
+def _indexed(tmp_path: Path) -> RootIndex:
+    index = RootIndex(write_tree(tmp_path / "root", RUNNERS))
+    index.refresh()
+    symbol_index(index)
+    return index
+
+
+def _assert_as_matched(declarations: list[Declaration]) -> None:
+    for declaration in declarations:
+        assert "run" in declaration.name, declaration
+        assert declaration.path in RUNNERS and declaration.qualified_name == declaration.name, declaration
+
+
+@pytest.mark.parametrize("edit", EDITS.values(), ids=list(EDITS))
+def test_an_edit_synced_by_the_context_callback_leaves_the_hits_as_matched(tmp_path: Path, edit: str) -> None:
+    index = _indexed(tmp_path)
+    seen: list[Declaration] = []
+
+    def context(root: RootIndex, declaration: Declaration) -> float:
+        if not seen:
+            root.update_text("a.py", edit)  # an unsaved edit lands while the look-up runs
+            symbol_index(root)  # and the callback syncs, as `declaration_terms` does
+        seen.append(declaration)
+        return 0.0
+
+    hits, count, _ = find_symbols([Scope(index)], "run", 10, context=context)
+    _assert_as_matched([h.declaration for h in hits] + seen)
+    assert sorted(h.declaration.name for h in hits) == ["fast_run_b", "run_fast", "run_slow"] and count == 3
+
+
+def _on_call(
+    name: str, when: Callable[[FrameType], bool], then: Callable[[], None], *, once: bool = True
+) -> Callable[..., None]:
+    """A profile function running `then` (once, or every time) when this thread calls a function `name` for which
+    `when` holds."""
+    done: list[bool] = []
+
+    def profile(frame: FrameType, event: str, _: object) -> None:
+        if event == "call" and frame.f_code.co_name == name and not (done and once) and when(frame):
+            done.append(True)
+            then()
+
+    return profile
+
+
+@pytest.mark.parametrize("edit", EDITS.values(), ids=list(EDITS))
+def test_a_sync_between_two_stages_does_not_reuse_a_slot_the_first_matched(tmp_path: Path, edit: str) -> None:
+    """`run` matches `run_fast` and `run_slow` by prefix (stage 0), fewer than the limit, so shared words run next
+    (stage 1, `fast_run_b`); the edit of a.py lands as that stage starts."""
+    index = _indexed(tmp_path)
+
+    def sync_an_edit() -> None:
+        index.update_text("a.py", edit)
+        symbol_index(index)
+
+    sys.setprofile(_on_call("_stage", _stage_one, sync_an_edit))
+    try:
+        hits, _, _ = find_symbols([Scope(index)], "run", 10)
+    finally:
+        sys.setprofile(None)
+    _assert_as_matched([h.declaration for h in hits])
+    assert [h.declaration.name for h in hits] == ["fast_run_b"], "looked up again on the edited index"
+
+
+def _stage_one(frame: FrameType) -> bool:
+    return frame.f_code is ranking._stage.__code__ and frame.f_locals.get("stage") == 1
+
+
+def test_a_look_up_synced_under_at_every_stage_leaves_out_what_changed(tmp_path: Path) -> None:
+    """a.py is edited back and forth as every run of the look-up reaches its second stage, its `run_` functions
+    learned again into other slots each time: the last run shows the matches whose slots held still (`fast_run_b`),
+    not what took the others'."""
+    index = _indexed(tmp_path)
+    texts = ["def zzz_other():\n    pass\n\n" + RUNNERS["a.py"], RUNNERS["a.py"]]
+
+    def sync_an_edit() -> None:
+        index.update_text("a.py", texts[0])
+        texts.reverse()
+        symbol_index(index)
+
+    sys.setprofile(_on_call("_stage", _stage_one, sync_an_edit, once=False))
+    try:
+        hits, _, _ = find_symbols([Scope(index)], "run", 10)
+    finally:
+        sys.setprofile(None)
+    _assert_as_matched([h.declaration for h in hits])
+    assert [h.declaration.name for h in hits] == ["fast_run_b"]
+
+
+def test_declarations_of_reads_a_file_as_one_version_while_another_thread_syncs(tmp_path: Path) -> None:
+    """Another thread applies an edit and syncs as `declarations_of` starts reading the table; the reader gives it a
+    second to run before reading on."""
+    index = _indexed(tmp_path)
+    symbols = symbol_index(index)
+    before = symbols.declarations_of("a.py")
+    synced = threading.Event()
+
+    def sync_an_edit() -> None:
+        index.update_text("a.py", EDITS["other names in the freed slots"])
+        symbols.sync()
+        synced.set()
+
+    def after_the_first_read() -> None:
+        threading.Thread(target=sync_an_edit, daemon=True).start()
+        synced.wait(1.0)
+
+    def table_get(frame: FrameType) -> bool:
+        return frame.f_code is DeclarationTable.get.__code__
+
+    sys.setprofile(_on_call("get", table_get, after_the_first_read))
+    try:
+        read = symbols.declarations_of("a.py")
+    finally:
+        sys.setprofile(None)
+    assert synced.wait(5.0)
+    assert read == before
+    assert [d.name for d in symbols.declarations_of("a.py")] == ["zzz_other", "qqq"]
+
+
+def test_a_slot_dropped_twice_goes_to_one_declaration() -> None:
+    table = DeclarationTable()
+    slots = table.add("a.py", (Declaration("f", "f", "function", "a.py", 1, 2, 1, 4),) * 2)
+    table.drop(slots)
+    table.drop(slots)  # a file forgotten again: an edit whose new declarations could not be added
+    files = {
+        path: (Declaration(f"{stem}1", f"{stem}1", "function", path, 1, 2, 1, 4),) * 2
+        for path, stem in (("b.py", "g"), ("c.py", "h"))
+    }
+    taken = {path: table.add(path, declarations) for path, declarations in files.items()}
+    assert len({slot for slots in taken.values() for slot in slots}) == 4
+    for path, declarations in files.items():
+        assert [table.get(slot) for slot in taken[path]] == list(declarations)
+
+
+def test_a_file_that_cannot_be_added_takes_no_slot() -> None:
+    table = DeclarationTable()
+    (slot,) = table.add("a.py", (Declaration("f", "f", "function", "a.py", 1, 2, 1, 4),))
+    table.drop([slot])
+    bad = Declaration("g", "g", "function", "b.py", 1, 2**31, 1, 4)  # a line number outside the array's range
+    with pytest.raises(OverflowError):
+        table.add("b.py", (Declaration("h", "h", "function", "b.py", 1, 2, 1, 4), bad))
+    assert table.names[slot] == ""
+    good = Declaration("k", "k", "function", "c.py", 3, 4, 3, 4)
+    assert list(table.add("c.py", (good,))) == [slot] and table.get(slot) == good
