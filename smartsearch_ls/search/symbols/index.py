@@ -260,12 +260,19 @@ class SymbolIndex:
         self.table.drop(slots)
         return places
 
-    def declarations_of(self, path: str) -> list[Declaration]:
-        """A file's declarations, in their order; read under the lock, as a sync frees an edited file's slots and gives
-        them to the next file it learns."""
+    def declarations_named(self, path: str, name: str) -> list[Declaration]:
+        """A file's declarations of one name, in their order; read under the lock, as a sync frees an edited file's
+        slots and gives them to the next file it learns.
+
+        Its readers (references, following an import) want one name of each file they visit: a `Declaration` is made
+        only for the slots whose name is that one, as making one per slot of the file made them several times slower
+        (bench/README.md)."""
         with self.lock:
             found = self.files.get(path)
-            return [self.table.get(slot) for slot in found.slots] if found is not None else []
+            if found is None:
+                return []
+            names = self.table.names
+            return [self.table.get(slot) for slot in found.slots if names[slot] == name]
 
     # -- texts and imports --------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ declaration, or a freed one, in their place.
 The syncs land where a server's would: an unsaved edit applied and synced by the look-up's own context callback (what
 `declaration_terms` does), a sync between two stages of a look-up (each stage takes the lock anew, so another
 thread's can run there; here the look-up's own thread runs it, deterministically), and another thread's sync while
-`declarations_of` reads (held back by a profile hook until the sync has had its chance).
+`declarations_named` reads (held back by a profile hook until the sync has had its chance).
 """
 
 from __future__ import annotations
@@ -122,34 +122,38 @@ def test_a_look_up_synced_under_at_every_stage_leaves_out_what_changed(tmp_path:
     assert [h.declaration.name for h in hits] == ["fast_run_b"]
 
 
-def test_declarations_of_reads_a_file_as_one_version_while_another_thread_syncs(tmp_path: Path) -> None:
-    """Another thread applies an edit and syncs as `declarations_of` starts reading the table; the reader gives it a
-    second to run before reading on."""
+def test_declarations_named_reads_a_file_as_one_version_while_another_thread_syncs(tmp_path: Path) -> None:
+    """Another thread applies an edit and syncs as `declarations_named` makes the first of a file's two `run`s; the
+    reader gives it a fifth of a second (without the lock the sync takes milliseconds) before reading on."""
     index = _indexed(tmp_path)
+    index.update_text(
+        "a.py", "class A:\n    def run(self):\n        pass\n\nclass B:\n    def run(self):\n        pass\n"
+    )
     symbols = symbol_index(index)
-    before = symbols.declarations_of("a.py")
+    before = symbols.declarations_named("a.py", "run")
+    assert [d.qualified_name for d in before] == ["A.run", "B.run"]
     synced = threading.Event()
 
     def sync_an_edit() -> None:
-        index.update_text("a.py", EDITS["other names in the freed slots"])
+        index.update_text("a.py", "def run():\n    pass\n\n\n\n\n\ndef qqq():\n    pass\n")
         symbols.sync()
         synced.set()
 
     def after_the_first_read() -> None:
         threading.Thread(target=sync_an_edit, daemon=True).start()
-        synced.wait(1.0)
+        synced.wait(0.2)
 
     def table_get(frame: FrameType) -> bool:
         return frame.f_code is DeclarationTable.get.__code__
 
     sys.setprofile(_on_call("get", table_get, after_the_first_read))
     try:
-        read = symbols.declarations_of("a.py")
+        read = symbols.declarations_named("a.py", "run")
     finally:
         sys.setprofile(None)
     assert synced.wait(5.0)
     assert read == before
-    assert [d.name for d in symbols.declarations_of("a.py")] == ["zzz_other", "qqq"]
+    assert [d.qualified_name for d in symbols.declarations_named("a.py", "run")] == ["run"]
 
 
 def test_a_slot_dropped_twice_goes_to_one_declaration() -> None:
