@@ -28,7 +28,7 @@ from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.index.terms import identifier_terms, name_words
 from smartsearch_ls.search.symbols.graph import ImportGraph, edges_of, rank_files
 from smartsearch_ls.search.symbols.imports import ImportRef, Resolution, Resolver, parse_imports
-from smartsearch_ls.search.symbols.table import DeclarationTable
+from smartsearch_ls.search.symbols.table import Converted, DeclarationTable
 
 NAMES_REMEMBERED = 8_192
 """Names whose words `name_tokens` keeps for the look-ups. Building or updating the index splits each name it meets
@@ -133,7 +133,7 @@ class SymbolIndex:
                 budget -= 1
                 if cached is None:
                     set_changed = True
-                    slots = self._learn(path, entry.declarations)
+                    slots = self._learn(path, self.table.convert(entry.declarations))
                 elif cached.declared is not entry.declared:
                     slots = self._replace(path, cached.slots, entry.declarations)
                 else:
@@ -170,14 +170,12 @@ class SymbolIndex:
             self.graph()
             return True
 
-    def _learn(
-        self, path: str, declarations: tuple[Declaration, ...], places: dict[str, int] | None = None
-    ) -> array[int]:
+    def _learn(self, path: str, converted: Converted, places: dict[str, int] | None = None) -> array[int]:
         """Put a file's declarations in the table and under their names; a name in `places` takes the file's slots
         at that position of its array (where the file's were before an edit), so its order does not change."""
-        slots = self.table.add(path, declarations)
+        slots = self.table.add(path, converted)
         grouped: dict[str, array[int]] = {}
-        for slot, declaration in zip(slots, declarations, strict=True):
+        for slot, declaration in zip(slots, converted.declarations, strict=True):
             name = declaration.name
             lower = name.lower()
             # A name already in lower case is its own key: most are, and a copy of each was held for the index's life.
@@ -212,9 +210,13 @@ class SymbolIndex:
         return slots
 
     def _replace(self, path: str, old: array[int], new: tuple[Declaration, ...]) -> array[int]:
-        """A file's declarations changed: names still there are swapped in place, so a keystroke costs little."""
+        """A file's declarations changed: names still there are swapped in place, so a keystroke costs little.
+
+        The new declarations are converted before the old slots are freed: when that fails (the sync with it), the
+        file keeps its old slots and names, as if not edited, rather than slots another file may take."""
+        converted = self.table.convert(new)
         places = self._forget(old, {d.name.lower() for d in new})
-        return self._learn(path, new, places)
+        return self._learn(path, converted, places)
 
     def _forget(self, slots: array[int], kept: set[str] | None = None) -> dict[str, int]:
         """Take a file's slots out of their names and the table; a name in `kept` stays, even with no slots left, and
@@ -224,8 +226,7 @@ class SymbolIndex:
         places: dict[str, int] = {}
         grouped: dict[str, list[int]] = {}
         for slot in slots:
-            if self.table.in_use(slot):  # a slot freed already (an edit whose `_learn` failed) is no longer its name's
-                grouped.setdefault(self.table.names[slot].lower(), []).append(slot)
+            grouped.setdefault(self.table.names[slot].lower(), []).append(slot)
         for lower, mine in grouped.items():
             found = self.by_name.get(lower)
             if found is None:

@@ -11,8 +11,18 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from smartsearch_ls.chunking.snippet import Declaration
+
+
+@dataclass(frozen=True, slots=True)
+class Converted:
+    """A file's declarations, their line numbers and kind codes in the table's columns' types."""
+
+    declarations: tuple[Declaration, ...]
+    lines: array[int]
+    kinds: bytearray
 
 
 class DeclarationTable:
@@ -38,16 +48,23 @@ class DeclarationTable:
         """Start, end, name line and name column of each slot, four to a slot."""
         self._free: list[int] = []
 
-    def add(self, path: str, declarations: Iterable[Declaration]) -> array[int]:
-        """Slots for a file's declarations, in their order; `path` is the file's key, which each of them names.
+    def convert(self, declarations: Iterable[Declaration]) -> Converted:
+        """A file's declarations as the table stores them, for `add`.
 
-        Everything that can fail (a line number outside `array`'s range, a 257th kind) fails before a slot is taken,
-        so a file that could not be added leaves the table as it was."""
+        Everything that can fail (a line number outside `array`'s range, a 257th kind) fails here, so that the symbol
+        index converts an edited file's new declarations before it frees the old ones' slots: freed first, a failure
+        left the file holding free slots, which another file could then take and the file's next edit free."""
         declarations = tuple(declarations)
         lines = array("i")
         for declaration in declarations:
             lines.extend((declaration.start_line, declaration.end_line, declaration.name_line, declaration.name_column))
         kinds = bytearray(self._kind_code(declaration.kind) for declaration in declarations)
+        return Converted(declarations, lines, kinds)
+
+    def add(self, path: str, converted: Converted) -> array[int]:
+        """Slots for a file's declarations (`convert`ed), in their order; `path` is the file's key, which each of them
+        names. Nothing in it fails (but memory), so an edited file's old slots can be freed before it runs."""
+        declarations, lines, kinds = converted.declarations, converted.lines, converted.kinds
         slots = array("i")
         scopes: dict[str, str] = {}  # one string per scope of this file, however many declarations it holds
         for number, declaration in enumerate(declarations):

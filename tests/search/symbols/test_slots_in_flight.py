@@ -18,6 +18,7 @@ from types import FrameType
 import pytest
 
 from smartsearch_ls.chunking.snippet import Declaration
+from smartsearch_ls.index.entries import FileEntry
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.search.symbols import ranking
@@ -158,26 +159,46 @@ def test_declarations_named_reads_a_file_as_one_version_while_another_thread_syn
 
 def test_a_slot_dropped_twice_goes_to_one_declaration() -> None:
     table = DeclarationTable()
-    slots = table.add("a.py", (Declaration("f", "f", "function", "a.py", 1, 2, 1, 4),) * 2)
+    slots = table.add("a.py", table.convert((Declaration("f", "f", "function", "a.py", 1, 2, 1, 4),) * 2))
     table.drop(slots)
-    table.drop(slots)  # a file forgotten again: an edit whose new declarations could not be added
+    table.drop(slots)  # no caller drops twice (`convert` comes before any `drop`); the table does not rely on it
     files = {
         path: (Declaration(f"{stem}1", f"{stem}1", "function", path, 1, 2, 1, 4),) * 2
         for path, stem in (("b.py", "g"), ("c.py", "h"))
     }
-    taken = {path: table.add(path, declarations) for path, declarations in files.items()}
+    taken = {path: table.add(path, table.convert(declarations)) for path, declarations in files.items()}
     assert len({slot for slots in taken.values() for slot in slots}) == 4
     for path, declarations in files.items():
         assert [table.get(slot) for slot in taken[path]] == list(declarations)
 
 
-def test_a_file_that_cannot_be_added_takes_no_slot() -> None:
-    table = DeclarationTable()
-    (slot,) = table.add("a.py", (Declaration("f", "f", "function", "a.py", 1, 2, 1, 4),))
-    table.drop([slot])
-    bad = Declaration("g", "g", "function", "b.py", 1, 2**31, 1, 4)  # a line number outside the array's range
+def test_an_edit_that_cannot_be_added_leaves_the_file_its_slots_and_no_other_file_takes_them(tmp_path: Path) -> None:
+    """An edited file's new declarations fail to convert (a line past the table's range: no chunker makes one today,
+    a stand-in for any failure of `add`). Freeing the old slots first left a.py holding free slots, which c.py took
+    next; a.py's next edit then freed c.py's (the review's D2)."""
+    index = RootIndex(write_tree(tmp_path / "root", {"a.py": RUNNERS["a.py"], "b.py": RUNNERS["b.py"]}))
+    index.refresh()
+    symbols = symbol_index(index)
+    with index.lock:
+        entry = index.files["a.py"]
+        bad = (Declaration("run_fast", "run_fast", "function", "a.py", 1, 2**31, 1, 4),)
+        index.files["a.py"] = FileEntry(entry.stamp, entry.digest, None, entry.docs, bad, entry.lines)
+        index.generation += 1
     with pytest.raises(OverflowError):
-        table.add("b.py", (Declaration("h", "h", "function", "b.py", 1, 2, 1, 4), bad))
-    assert table.names[slot] == ""
-    good = Declaration("k", "k", "function", "c.py", 3, 4, 3, 4)
-    assert list(table.add("c.py", (good,))) == [slot] and table.get(slot) == good
+        symbols.sync()
+    assert [symbols.table.get(slot).name for slot in symbols.files["a.py"].slots] == ["run_fast", "run_slow"]
+    (tmp_path / "root" / "c.py").write_text("def c1():\n    pass\n\ndef c2():\n    pass\n")
+    index.apply_changes(["c.py"])
+    index.update_text("a.py", "def f3():\n    pass\n")
+    symbols.sync()
+    taken = {path: set(file.slots) for path, file in symbols.files.items()}
+    assert not taken["a.py"] & taken["c.py"] and not taken["a.py"] & taken["b.py"]
+    assert [d.name for path in ("a.py", "c.py") for d in map(symbols.table.get, symbols.files[path].slots)] == [
+        "f3",
+        "c1",
+        "c2",
+    ]
+    assert [(h.declaration.name, h.declaration.path) for h in find_symbols([Scope(index)], "c1", 1)[0]] == [
+        ("c1", "c.py")
+    ]
+    assert "run_fast" not in symbols.by_name and "run_slow" not in symbols.by_name

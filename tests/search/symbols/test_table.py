@@ -23,11 +23,11 @@ def test_a_declaration_comes_back_as_it_went_in_and_a_freed_slot_takes_the_next(
         Declaration("main", "main", "function", "other/path.py", 2, 3, 2, 4),  # a path that is not the key
     )
     table = DeclarationTable()
-    slots = table.add("core/cache.py", first)
+    slots = table.add("core/cache.py", table.convert(first))
     assert [table.get(slot) for slot in slots] == list(first)
     table.drop(slots[1:3])
     second = (Declaration("put", "Store.put", "method", "core/store.py", 8, 12, 9, 8),)
-    (slot,) = table.add("core/store.py", second)
+    (slot,) = table.add("core/store.py", table.convert(second))
     assert slot in slots[1:3] and table.get(slot) == second[0]
     assert [table.get(s) for s in (slots[0], *slots[3:])] == [first[0], *first[3:]]
 
