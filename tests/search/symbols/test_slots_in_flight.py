@@ -95,7 +95,25 @@ def test_a_sync_between_two_stages_does_not_reuse_a_slot_the_first_matched(tmp_p
     finally:
         sys.setprofile(None)
     _assert_as_matched([h.declaration for h in hits])
-    assert [h.declaration.name for h in hits] == ["fast_run_b"], "looked up again on the edited index"
+    assert [h.declaration.name for h in hits] == ["fast_run_b"]
+
+
+def test_a_sync_between_two_stages_that_moves_the_matched_names_runs_the_look_up_again(tmp_path: Path) -> None:
+    """The edit keeps `run_fast` and `run_slow`, learned again into other slots: only a look-up run again shows them
+    (leaving the stale matches out, as a single run would, gives `fast_run_b` alone)."""
+    index = _indexed(tmp_path)
+
+    def sync_an_edit() -> None:
+        index.update_text("a.py", "def zzz_other():\n    pass\n\n" + RUNNERS["a.py"])
+        symbol_index(index)
+
+    sys.setprofile(_on_call("_stage", _stage_one, sync_an_edit))
+    try:
+        hits, count, _ = find_symbols([Scope(index)], "run", 10)
+    finally:
+        sys.setprofile(None)
+    assert sorted(h.declaration.name for h in hits) == ["fast_run_b", "run_fast", "run_slow"] and count == 3
+    assert [h.declaration.start_line for h in hits if h.declaration.name == "run_fast"] == [4]
 
 
 def _stage_one(frame: FrameType) -> bool:
