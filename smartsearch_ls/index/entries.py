@@ -35,7 +35,8 @@ class FileEntry:
     skipped: SkipReason | None
     docs: tuple[int, ...] = ()
     declared: tuple[Declaration, ...] | bytes = ()
-    """The declarations, or their pickle until something reads `declarations` (an entry unpickled)."""
+    """The declarations, or their pickle (an entry unpickled), kept as such for the entry's life: `declarations`
+    unpickles a copy at each read."""
     lines: int = 0
     unsaved: bool = False
 

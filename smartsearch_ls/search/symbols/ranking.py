@@ -174,6 +174,11 @@ def find_symbols(
     index's lock anew: the slots a look-up may show are read under the lock once the stages are done, each checked
     against the generation it was matched at, and made `Declaration`s before any `context` call (which syncs the symbol
     index: `declaration_terms`).
+
+    A slot changed since it matched makes the look-up run again on the synced index, at most `LOOK_UPS` times. The last
+    run leaves such matches out of the hits but not of the count, and may then show fewer than `limit` hits although
+    matches below the cut's tier exist (the cut was set before they were left out): it takes an edit synced within
+    every run, and the count is read by tests and bench only.
     """
     wanted = SymbolQuery.of(query)
     cap = max(limit * 5, 200)
@@ -190,6 +195,7 @@ def find_symbols(
         hits = _hits(found, indexes, limit, context, stale_left_out=attempt == LOOK_UPS - 1)
         if hits is not None:
             break
+    assert hits is not None, "the last run leaves stale matches out rather than answering None"
     hits.sort(key=lambda item: item[0])
     shown = [
         SymbolHit(symbols.index, declaration, score, tier, centrality, ctx)
@@ -305,8 +311,10 @@ def _hits(
             ranked.sort(key=lambda item: item[0])
             for order, slot, tier, coverage, centrality in ranked[:limit]:
                 hits.append((order, symbols, table.get(slot), _score(tier, coverage), tier, centrality, 0.0))
+        if context is None:
+            continue  # `scored` is filled only when there is a context
         for key, declaration, coverage, centrality, rank in scored:
-            ctx = context(symbols.index, declaration) if context is not None else 0.0
+            ctx = context(symbols.index, declaration)
             order = (
                 *key[:2],
                 -ctx,

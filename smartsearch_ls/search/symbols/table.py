@@ -107,6 +107,7 @@ class DeclarationTable:
         return code
 
     def in_use(self, slot: int) -> bool:
+        """Whether a declaration holds the slot: `drop` skips a free one rather than put it on the free list twice."""
         return not self.generations[slot] & 1
 
     def drop(self, slots: Iterable[int]) -> None:
