@@ -79,66 +79,53 @@ def _on_call(
     return profile
 
 
-@pytest.mark.parametrize("edit", EDITS.values(), ids=list(EDITS))
-def test_a_sync_between_two_stages_does_not_reuse_a_slot_the_first_matched(tmp_path: Path, edit: str) -> None:
-    """`run` matches `run_fast` and `run_slow` by prefix (stage 0), fewer than the limit, so shared words run next
-    (stage 1, `fast_run_b`); the edit of a.py lands as that stage starts."""
-    index = _indexed(tmp_path)
-
-    def sync_an_edit() -> None:
-        index.update_text("a.py", edit)
-        symbol_index(index)
-
-    sys.setprofile(_on_call("_stage", _stage_one, sync_an_edit))
-    try:
-        hits, _, _ = find_symbols([Scope(index)], "run", 10)
-    finally:
-        sys.setprofile(None)
-    _assert_as_matched([h.declaration for h in hits])
-    assert [h.declaration.name for h in hits] == ["fast_run_b"]
-
-
-def test_a_sync_between_two_stages_that_moves_the_matched_names_runs_the_look_up_again(tmp_path: Path) -> None:
-    """The edit keeps `run_fast` and `run_slow`, learned again into other slots: only a look-up run again shows them
-    (leaving the stale matches out, as a single run would, gives `fast_run_b` alone)."""
-    index = _indexed(tmp_path)
-
-    def sync_an_edit() -> None:
-        index.update_text("a.py", "def zzz_other():\n    pass\n\n" + RUNNERS["a.py"])
-        symbol_index(index)
-
-    sys.setprofile(_on_call("_stage", _stage_one, sync_an_edit))
-    try:
-        hits, count, _ = find_symbols([Scope(index)], "run", 10)
-    finally:
-        sys.setprofile(None)
-    assert sorted(h.declaration.name for h in hits) == ["fast_run_b", "run_fast", "run_slow"] and count == 3
-    assert [h.declaration.start_line for h in hits if h.declaration.name == "run_fast"] == [4]
-
-
 def _stage_one(frame: FrameType) -> bool:
     return frame.f_code is ranking._stage.__code__ and frame.f_locals.get("stage") == 1
 
 
-def test_a_look_up_synced_under_at_every_stage_leaves_out_what_changed(tmp_path: Path) -> None:
-    """a.py is edited back and forth as every run of the look-up reaches its second stage, its `run_` functions
-    learned again into other slots each time: the last run shows the matches whose slots held still (`fast_run_b`),
-    not what took the others'."""
+def _run_edited_at_stage_one(tmp_path: Path, texts: list[str], *, once: bool = True) -> tuple[list[Declaration], int]:
+    """The hits and count of `run` in RUNNERS, a.py edited (to each of `texts` in turn) and synced as the look-up's
+    second stage starts: the first run's only, or every run's."""
     index = _indexed(tmp_path)
-    texts = ["def zzz_other():\n    pass\n\n" + RUNNERS["a.py"], RUNNERS["a.py"]]
 
     def sync_an_edit() -> None:
         index.update_text("a.py", texts[0])
         texts.reverse()
         symbol_index(index)
 
-    sys.setprofile(_on_call("_stage", _stage_one, sync_an_edit, once=False))
+    sys.setprofile(_on_call("_stage", _stage_one, sync_an_edit, once=once))
     try:
-        hits, _, _ = find_symbols([Scope(index)], "run", 10)
+        hits, count, _ = find_symbols([Scope(index)], "run", 10)
     finally:
         sys.setprofile(None)
-    _assert_as_matched([h.declaration for h in hits])
-    assert [h.declaration.name for h in hits] == ["fast_run_b"]
+    return [h.declaration for h in hits], count
+
+
+@pytest.mark.parametrize("edit", EDITS.values(), ids=list(EDITS))
+def test_a_sync_between_two_stages_does_not_reuse_a_slot_the_first_matched(tmp_path: Path, edit: str) -> None:
+    """`run` matches `run_fast` and `run_slow` by prefix (stage 0), fewer than the limit, so shared words run next
+    (stage 1, `fast_run_b`); the edit of a.py lands as that stage starts."""
+    hits, _ = _run_edited_at_stage_one(tmp_path, [edit])
+    _assert_as_matched(hits)
+    assert [h.name for h in hits] == ["fast_run_b"]
+
+
+def test_a_sync_between_two_stages_that_moves_the_matched_names_runs_the_look_up_again(tmp_path: Path) -> None:
+    """The edit keeps `run_fast` and `run_slow`, learned again into other slots: only a look-up run again shows them
+    (leaving the stale matches out, as a single run would, gives `fast_run_b` alone)."""
+    hits, count = _run_edited_at_stage_one(tmp_path, ["def zzz_other():\n    pass\n\n" + RUNNERS["a.py"]])
+    assert sorted(h.name for h in hits) == ["fast_run_b", "run_fast", "run_slow"] and count == 3
+    assert [h.start_line for h in hits if h.name == "run_fast"] == [4]
+
+
+def test_a_look_up_synced_under_at_every_stage_leaves_out_what_changed(tmp_path: Path) -> None:
+    """a.py is edited back and forth as every run of the look-up reaches its second stage, its `run_` functions
+    learned again into other slots each time: the last run shows the matches whose slots held still (`fast_run_b`),
+    not what took the others'."""
+    texts = ["def zzz_other():\n    pass\n\n" + RUNNERS["a.py"], RUNNERS["a.py"]]
+    hits, _ = _run_edited_at_stage_one(tmp_path, texts, once=False)
+    _assert_as_matched(hits)
+    assert [h.name for h in hits] == ["fast_run_b"]
 
 
 def test_declarations_named_reads_a_file_as_one_version_while_another_thread_syncs(tmp_path: Path) -> None:
