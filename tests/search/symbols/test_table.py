@@ -43,6 +43,8 @@ def test_a_restarted_index_keeps_its_declarations_pickled_and_looks_up_the_same(
     assert all(isinstance(entry.declared, bytes) for entry in loaded.files.values()), "read, and kept as loaded"
     for path, entry in built.files.items():
         assert [symbols.table.get(slot) for slot in symbols.files[path].slots] == list(entry.declarations)
+        for name in {d.name for d in entry.declarations} | {"missing"}:
+            assert symbols.declarations_named(path, name) == [d for d in entry.declarations if d.name == name]
     for query in ("index_repo", "Cache.get", "cache", "idx rep"):
         ours, theirs = find_symbols([Scope(loaded)], query, 20), find_symbols([Scope(built)], query, 20)
         assert [h.declaration for h in ours[0]] == [h.declaration for h in theirs[0]] and ours[1:] == theirs[1:]
