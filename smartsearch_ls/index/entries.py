@@ -5,17 +5,16 @@ Both ways a file is indexed go through `index_text`: `RootIndex` for a file read
 their own that the root's index then absorbs. So neither needs the other to turn a file into an entry.
 
 An entry pickles its declarations as one `bytes` of their own, and one unpickled (a restart's, or a worker's share)
-keeps that until they are first read: a search reads the snippets and postings, never the declarations (they serve the
-symbol index, `workspace/symbol` and the symbol look-ups), and on a large root rebuilding them was a large part of a
+keeps that for its life: a search reads the snippets and postings, never the declarations (they serve the symbol
+index, `workspace/symbol` and the symbol look-ups), and on a large root rebuilding them was a large part of a
 restart's unpickling, before its first answer (bench/README.md has the figures). The symbol index, built in the
-background after the first search, reads them a slice of files at a time; an entry saved before anything read them
-writes back the bytes it came with.
+background after the first search, reads them a slice of files at a time into columns of its own, so a reading makes
+objects that are not kept; such an entry saved writes back the bytes it came with.
 """
 
 from __future__ import annotations
 
 import pickle
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,10 +23,6 @@ from smartsearch_ls.chunking.snippet import Declaration, Snippet
 from smartsearch_ls.discovery.reading import FileStamp, ReadFile, SkipReason
 from smartsearch_ls.index.bm25 import Bm25Index
 from smartsearch_ls.index.terms import meta_terms, text_terms
-
-_UNPACKING = threading.Lock()
-"""Held while an entry's pickled declarations become a tuple, so that every reader gets that one tuple: the symbol
-index tells a file whose declarations changed by the tuple's identity."""
 
 
 @dataclass(slots=True, eq=False)
@@ -40,19 +35,18 @@ class FileEntry:
     skipped: SkipReason | None
     docs: tuple[int, ...] = ()
     declared: tuple[Declaration, ...] | bytes = ()
-    """The declarations, or their pickle until something reads `declarations` (an entry unpickled)."""
+    """The declarations, or their pickle (an entry unpickled), kept as such for the entry's life: `declarations`
+    unpickles a copy at each read."""
     lines: int = 0
     unsaved: bool = False
 
     @property
     def declarations(self) -> tuple[Declaration, ...]:
+        """The declarations, unpickled afresh at each read when the entry holds their pickle, and not kept: the symbol
+        index holds every declaration in columns of its own (`DeclarationTable`), and tells a file whose declarations
+        changed by the identity of `declared`, which a read leaves as it was."""
         declared = self.declared
-        if isinstance(declared, bytes):
-            with _UNPACKING:
-                declared = self.declared
-                if isinstance(declared, bytes):
-                    declared = self.declared = pickle.loads(declared)
-        return declared
+        return pickle.loads(declared) if isinstance(declared, bytes) else declared
 
     def __reduce__(self) -> tuple[type[FileEntry], tuple[object, ...]]:
         """Pickled as `FileEntry(*fields)` (as `pickling.by_fields` does), the declarations as a pickle of their own."""

@@ -87,6 +87,9 @@ async def test_prose_queries_run_a_judged_search(session: Session) -> None:
     symbols = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="parse the config file"))
     assert [s.name for s in symbols][:1] == ["parse_config_file"]
     assert symbols[0].kind == types.SymbolKind.Function and symbols[0].container_name == "config/loader.py"
+    # a kind other than the one a judged hit gets when its file's declarations are not found
+    classes = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="keeps sessions in memory"))
+    assert [(s.name, s.kind) for s in classes][:1] == [("SessionStore", types.SymbolKind.Class)]
 
 
 async def test_a_newer_keystroke_supersedes_a_judged_query(session: Session) -> None:

@@ -8,7 +8,9 @@ disappear. Nothing here reads a file: texts are the index's snippets (an unsaved
 It holds what the look-ups need and nothing of how they rank: names in a sorted list (for equal names and
 prefixes), a word -> names map (for shared words) and all names joined (for letters in order), so that
 `symbols.find_symbols` costs the names it could return, not the corpus; the graph arithmetic is in
-`import_graph`.
+`import_graph`. The declarations themselves are slots of a `DeclarationTable`, each name's an array of slot numbers:
+an entry restarted or built in bulk keeps its declarations pickled, and the index reads them without keeping them
+as objects.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import bisect
 import functools
 import threading
 import weakref
+from array import array
 from dataclasses import dataclass
 
 from smartsearch_ls.chunking.snippet import Declaration, Snippet
@@ -25,6 +28,7 @@ from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.index.terms import identifier_terms, name_words
 from smartsearch_ls.search.symbols.graph import ImportGraph, edges_of, rank_files
 from smartsearch_ls.search.symbols.imports import ImportRef, Resolution, Resolver, parse_imports
+from smartsearch_ls.search.symbols.table import Converted, DeclarationTable
 
 NAMES_REMEMBERED = 8_192
 """Names whose words `name_tokens` keeps for the look-ups. Building or updating the index splits each name it meets
@@ -52,7 +56,10 @@ size."""
 @dataclass(slots=True)
 class _File:
     docs: tuple[int, ...]
-    declarations: tuple[Declaration, ...]
+    declared: tuple[Declaration, ...] | bytes
+    """The entry's `declared` when learned: a new one (an edit) is told by its identity."""
+    slots: array[int]
+    """The file's declarations in the table, in their order."""
     imports: list[ImportRef] | None = None
 
 
@@ -63,7 +70,9 @@ class SymbolIndex:
         self._ref = weakref.ref(index)
         self.generation = -1
         self.files: dict[str, _File] = {}
-        self.by_name: dict[str, dict[str, tuple[Declaration, ...]]] = {}
+        self.table = DeclarationTable()
+        self.by_name: dict[str, array[int]] = {}
+        """Each lower-case name's declarations as table slots, grouped by file in the order files were learned."""
         self.sorted_names: list[str] = []
         self.by_token: dict[str, list[str]] = {}
         """Each word's names, in no order: a list, as a set of a few names costs several times its entries, and a root
@@ -107,7 +116,7 @@ class SymbolIndex:
                 entries = dict(index.files)
             set_changed = False
             for path in [p for p in self.files if p not in entries]:
-                self._forget(path, self.files.pop(path).declarations)
+                self._forget(self.files.pop(path).slots)
                 self._graph.edges.pop(path, None)
                 self._stale_imports.discard(path)
                 self._stale_edges.discard(path)
@@ -116,7 +125,7 @@ class SymbolIndex:
             caught_up = True
             for path, entry in entries.items():
                 cached = self.files.get(path)
-                if cached is not None and cached.docs is entry.docs and cached.declarations is entry.declarations:
+                if cached is not None and cached.docs is entry.docs and cached.declared is entry.declared:
                     continue
                 if budget == 0:
                     caught_up = False
@@ -124,10 +133,12 @@ class SymbolIndex:
                 budget -= 1
                 if cached is None:
                     set_changed = True
-                    self._learn(path, entry.declarations)
-                elif cached.declarations is not entry.declarations:
-                    self._replace(path, cached.declarations, entry.declarations)
-                self.files[path] = _File(entry.docs, entry.declarations)
+                    slots = self._learn(path, self.table.convert(entry.declarations))
+                elif cached.declared is not entry.declared:
+                    slots = self._replace(path, cached.slots, entry.declarations)
+                else:
+                    slots = cached.slots
+                self.files[path] = _File(entry.docs, entry.declared, slots)
                 self._stale_imports.add(path)
             if set_changed:
                 self._resolver = None
@@ -159,25 +170,36 @@ class SymbolIndex:
             self.graph()
             return True
 
-    def _learn(self, path: str, declarations: tuple[Declaration, ...]) -> None:
-        grouped: dict[str, list[Declaration]] = {}
-        for declaration in declarations:
+    def _learn(self, path: str, converted: Converted, places: dict[str, int] | None = None) -> array[int]:
+        """Put a file's declarations in the table and under their names; a name in `places` takes the file's slots
+        at that position of its array (where the file's were before an edit), so its order does not change."""
+        slots = self.table.add(path, converted)
+        grouped: dict[str, array[int]] = {}
+        for slot, declaration in zip(slots, converted.declarations, strict=True):
             name = declaration.name
             lower = name.lower()
             # A name already in lower case is its own key: most are, and a copy of each was held for the index's life.
-            grouped.setdefault(name if lower == name else lower, []).append(declaration)
+            key = name if lower == name else lower
+            found = grouped.get(key)
+            if found is None:
+                found = grouped[key] = array("i")
+            found.append(slot)
         added: list[str] = []
         for lower, found in grouped.items():
-            paths = self.by_name.get(lower)
-            if paths is None:
-                paths = self.by_name[lower] = {}
+            known = self.by_name.get(lower)
+            if known is None:
+                self.by_name[lower] = found
                 added.append(lower)
-                spelling = found[0].name
+                spelling = self.table.names[found[0]]
                 if spelling != lower:
                     self._spelled[lower] = spelling
                 for token in set(name_words(spelling)):
                     self.by_token.setdefault(token, []).append(lower)
-            paths[path] = tuple(found)
+            elif places is not None and lower in places:
+                at = places[lower]
+                known[at:at] = found
+            else:
+                known.extend(found)
         if added:
             self._joined = None
             if len(added) > BULK_NAMES:  # one sort of nearly sorted lists, not a shifting insert per name
@@ -185,22 +207,35 @@ class SymbolIndex:
             else:
                 for lower in added:
                     bisect.insort(self.sorted_names, lower)
+        return slots
 
-    def _replace(self, path: str, old: tuple[Declaration, ...], new: tuple[Declaration, ...]) -> None:
-        """A file's declarations changed: names still there are swapped in place, so a keystroke costs little."""
-        kept = {d.name.lower() for d in new}
-        self._forget(path, tuple(d for d in old if d.name.lower() not in kept))
-        self._learn(path, new)
+    def _replace(self, path: str, old: array[int], new: tuple[Declaration, ...]) -> array[int]:
+        """A file's declarations changed: names still there are swapped in place, so a keystroke costs little.
 
-    def _forget(self, path: str, declarations: tuple[Declaration, ...]) -> None:
+        The new declarations are converted before the old slots are freed: when that fails (the sync with it), the
+        file keeps its old slots and names, as if not edited, rather than slots another file may take."""
+        converted = self.table.convert(new)
+        places = self._forget(old, {d.name.lower() for d in new})
+        return self._learn(path, converted, places)
+
+    def _forget(self, slots: array[int], kept: set[str] | None = None) -> dict[str, int]:
+        """Take a file's slots out of their names and the table; a name in `kept` stays, even with no slots left, and
+        is answered with where the file's slots were in its array."""
         gone: set[str] = set()
         words: set[str] = set()
-        for lower in dict.fromkeys(declaration.name.lower() for declaration in declarations):
-            paths = self.by_name.get(lower)
-            if paths is None:
+        places: dict[str, int] = {}
+        grouped: dict[str, list[int]] = {}
+        for slot in slots:
+            grouped.setdefault(self.table.names[slot].lower(), []).append(slot)
+        for lower, mine in grouped.items():
+            found = self.by_name.get(lower)
+            if found is None:
                 continue
-            paths.pop(path, None)
-            if paths:
+            at = found.index(mine[0])  # a file's slots under a name lie together: `_learn` puts them in at once
+            del found[at : at + len(mine)]
+            if kept is not None and lower in kept:
+                places[lower] = at
+            if found or lower in places:
                 continue
             del self.by_name[lower]
             self._token_counts.pop(lower, None)
@@ -223,6 +258,22 @@ class SymbolIndex:
                     at = bisect.bisect_left(self.sorted_names, lower)
                     if at < len(self.sorted_names) and self.sorted_names[at] == lower:
                         self.sorted_names.pop(at)
+        self.table.drop(slots)
+        return places
+
+    def declarations_named(self, path: str, name: str) -> list[Declaration]:
+        """A file's declarations of one name, in their order; read under the lock, as a sync frees an edited file's
+        slots and gives them to the next file it learns.
+
+        Its readers (references, following an import) want one name of each file they visit: a `Declaration` is made
+        only for the slots whose name is that one, as making one per slot of the file made them several times slower
+        (bench/README.md)."""
+        with self.lock:
+            found = self.files.get(path)
+            if found is None:
+                return []
+            names = self.table.names
+            return [self.table.get(slot) for slot in found.slots if names[slot] == name]
 
     # -- texts and imports --------------------------------------------------------------------------
 
@@ -300,7 +351,7 @@ class SymbolIndex:
         if cached is None:
             with self.lock:
                 contains = None if everywhere else {p: scope.contains(p) for p in self.files}
-                count = sum(len(f.declarations) for p, f in self.files.items() if contains is None or contains[p])
+                count = sum(len(f.slots) for p, f in self.files.items() if contains is None or contains[p])
             if len(self._scope_cache) > 16:
                 self._scope_cache.clear()
             cached = self._scope_cache[key] = (contains, count)
@@ -310,9 +361,9 @@ class SymbolIndex:
         """How many words a (lower-case) name has."""
         found = self._token_counts.get(lower)
         if found is None:
-            paths = self.by_name.get(lower)
-            declaration = next(iter(paths.values()))[0] if paths else None
-            found = self._token_counts[lower] = max(len(name_words(declaration.name if declaration else lower)), 1)
+            slots = self.by_name.get(lower)
+            name = self.table.names[slots[0]] if slots else lower
+            found = self._token_counts[lower] = max(len(name_words(name)), 1)
         return found
 
     def joined_names(self) -> str:

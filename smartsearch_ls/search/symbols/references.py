@@ -80,8 +80,7 @@ def find_references(scopes: Sequence[Scope], query: str, *, tests_only: bool = F
         for path, pieces in by_path.items():
             if qualifier_word is not None and not any(qualifier_word.search(s.text) for s in symbols.snippets_of(path)):
                 continue
-            declared = symbols.files.get(path)  # one read: a concurrent sync may drop the file between two
-            definitions = {d.name_line for d in declared.declarations if d.name == name} if declared else set()
+            definitions = {d.name_line for d in symbols.declarations_named(path, name)}
             imports = [r for r in symbols.imports_of(path)]
             for snippet in pieces:
                 text = snippet.text  # unpacked once: a snippet holds its text compressed

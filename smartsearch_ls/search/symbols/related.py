@@ -143,11 +143,9 @@ def _follow(
     stem = target.rsplit("/", 1)[-1].split(".")[0]
     if module_import or name == "default" or stem == name or (stem == "__init__" and target.split("/")[-2] == name):
         return Declaration(name or stem, name or stem, "module", target, 1, 1, 1, 0), None
-    declared = symbols.files.get(target)
-    if declared is not None:
-        for declaration in declared.declarations:
-            if declaration.name == name and declaration.qualified_name == name:
-                return declaration, None
+    for declaration in symbols.declarations_named(target, name):
+        if declaration.qualified_name == name:
+            return declaration, None
     onward = [r for r in symbols.imports_of(target) if any(imported == name for imported, _ in r.names)]
     onward += [r for r in symbols.imports_of(target) if r.reexport and any(i == "*" for i, _ in r.names)]
     for next_ref in onward:

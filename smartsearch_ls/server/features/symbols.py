@@ -44,14 +44,21 @@ def _symbol(declaration: Declaration, root: Path) -> types.WorkspaceSymbol:
     )
 
 
-def _match_symbol(server: SmartSearchServer, match: Match) -> types.WorkspaceSymbol:
+def _match_symbol(
+    server: SmartSearchServer, match: Match, kinds: dict[tuple[Path, str], dict[str, str]]
+) -> types.WorkspaceSymbol:
+    """A judged hit as a symbol; `kinds` holds each file's kinds by qualified name for the request, so that a file
+    whose entry keeps its declarations pickled is read once however many of its snippets matched."""
     kind = types.SymbolKind.Function
     folder = server.folders.folders.get(match.root)
     if folder is not None and match.symbol:
-        for _, entry in folder.index.entries([match.path]):
-            for declaration in entry.declarations:
-                if declaration.qualified_name == match.symbol:
-                    kind = symbol_kind(declaration.kind)
+        found = kinds.get((match.root, match.path))
+        if found is None:
+            found = kinds[(match.root, match.path)] = {
+                d.qualified_name: d.kind for _, entry in folder.index.entries([match.path]) for d in entry.declarations
+            }
+        if match.symbol in found:
+            kind = symbol_kind(found[match.symbol])
     start = types.Position(line=match.snippet_start_line - 1, character=0)
     end = types.Position(line=match.snippet_end_line, character=0)
     return types.WorkspaceSymbol(
@@ -90,7 +97,8 @@ def register(server: SmartSearchServer) -> None:
         if settings.judged and len(query.split()) >= settings.min_words:
             await asyncio.sleep(settings.debounce)
             result = await run_search(ls, QueryParams(query=query), "behavior")
-            return [_match_symbol(ls, m) for m in result.matches]
+            kinds: dict[tuple[Path, str], dict[str, str]] = {}
+            return [_match_symbol(ls, m, kinds) for m in result.matches]
         # names typed just before are in an unsaved buffer's pending edit
         await ls.folders.flush_settled(ls.folders.folders.values())
         scopes = [Scope(f.index) for f in ls.folders.folders.values()]
