@@ -112,9 +112,10 @@ def redacted_excerpt(index: RootIndex, match: Match) -> Redacted:
     """The match's excerpt with the secrets a judge is not sent redacted, for a result that leaves the machine.
 
     Every excerpt is lines of one indexed snippet (`focus`, `match_at`), so it is cut from that snippet's redaction
-    (`redact_lines`), whole lines, then held to the excerpt's length as `focus` holds it (a redaction marker can be
-    longer than the value). Should the file have changed since the search and no snippet hold those lines any more,
-    the excerpt is redacted on its own."""
+    (`redact_lines`), whole lines (a line `focus` cut short is redacted whole, so no secret is cut into a piece no
+    pattern knows), then held to `EXCERPT_CHARS`, or to the excerpt's own length when a look-up's was longer. Should
+    the file have changed since the search and no snippet hold those lines any more, the excerpt is redacted on its
+    own."""
     snippet, _ = _snippet_at(index, match.path, match.start_line, match.end_line)
     if snippet is None:
         return redact_shown(match.excerpt, syntax=syntax_of(match.path))
