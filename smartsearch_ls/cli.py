@@ -48,7 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
     query = commands.add_parser("query", help="search a folder", description="Search a folder by behavior.")
     query.add_argument("query", help='what the code does, e.g. "where do we reject expired sessions"')
     query.add_argument("--root", default=".", help="folder to search (default: the current one)")
-    query.add_argument("--glob", help="ripgrep-style glob that narrows the files searched")
+    query.add_argument(
+        "--glob",
+        action="append",
+        help="ripgrep-style glob that narrows the files searched (repeatable, as rg's -g: a file matching any is "
+        "searched, one matching a !GLOB is not)",
+    )
     query.add_argument("--limit", type=int, help="matches to print (1-100, default 10)")
     query.add_argument("--candidates", type=int, help="snippets shortlisted and judged (1-256, default 128)")
     query.add_argument("--mode", choices=["auto", *get_args(Mode)], default="auto")

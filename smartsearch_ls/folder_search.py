@@ -111,7 +111,7 @@ async def search_folder(
     # path searches embed nothing and do not read the vectors.
     local_judge = judge is not None and settings.judge.model == LOCAL
     dense = await asyncio.to_thread(folder.vectors) if local_judge and settings.semantic else None
-    scope = Scope(folder.index, "", GlobSet.of([params.glob]) if params.glob else GlobSet())
+    scope = Scope(folder.index, "", GlobSet.of(params.glob or ()))
     request = SearchRequest.of(params, settings, [scope], mode, dense=[dense] if dense is not None else [])
     with tally_redactions() as redactions:
         result = await search(request, judge, judgments)

@@ -8,6 +8,11 @@ there is no workspace, and answers with what `smartsearch query --json` prints: 
 the caller can fix (a bad field, a folder that is not one, a judge that is missing or fails, a cap reached)
 comes back as a tool error (`isError`) with the command line's message, which the model reads and acts on.
 
+Unlike the command line's, the result is redacted: an agent forwards it to its model, usually a hosted one, so
+the secrets a judge is never sent (`judge.redact`) are not returned either. Excerpts and the import specifiers of
+`coverage.unresolvedImports` carry `[REDACTED:<kind>]` in their place, and a warning says how many and of what
+kinds (`redacted_for_agent`).
+
 It uses the SDK's low-level `Server`, not `MCPServer`: that one derives a tool's schema from a function's
 signature (a second copy of the params) and words validation errors itself.
 
@@ -23,6 +28,7 @@ import gc
 import json
 import logging
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +40,14 @@ from mcp.shared.exceptions import MCPError
 
 from smartsearch_ls import __version__
 from smartsearch_ls.folder_search import FAILURES, FolderIndex, folder_of, judge_for, search_folder, to_json
+from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.judge.redact import RedactionTally, redact_shown
 from smartsearch_ls.judge.resolve import LOCAL
+from smartsearch_ls.judge.secret_assignments import syntax_of
+from smartsearch_ls.search.excerpt import redacted_excerpt
 from smartsearch_ls.search.request import InvalidQuery, QueryParams, parse_params
+from smartsearch_ls.search.result import SearchResult
 from smartsearch_ls.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -53,7 +64,8 @@ identifier (`SessionStore.get`) or a path (`config/loader.py`). Prose is answere
 shortlisted by words and meaning, each scored for relevance by the configured judge. Returns the best matches
 (path, 1-based lines, enclosing symbol, relevance in [0, 1], excerpt) with coverage and warnings: no matches do
 not prove absence, read `coverage` and `warnings`. Only `directory` is searched, with its ignore rules; hidden,
-ignored, binary and credential files are never read."""
+ignored, binary and credential files are never read. Secrets of known shapes in excerpts are returned as
+`[REDACTED:<kind>]`."""
 
 
 def input_schema() -> dict[str, Any]:
@@ -132,14 +144,34 @@ class SmartSearchTool:
         text = types.TextContent(type="text", text=json.dumps(result, indent=1))
         return types.CallToolResult(content=[text], structured_content=result)
 
-    async def _search(self, arguments: dict[str, Any]) -> Any:
+    async def _search(self, arguments: dict[str, Any]) -> SearchResult:
         params = parse_params(arguments)
         if params.directory is None:
             raise InvalidQuery("directory", "Field required")
         root = folder_of(params.directory, "`directory`")
         judge = await judge_for(params, self.settings)
         folder = await self.folders.get(root)
-        return await search_folder(folder, params, self.settings, judge, self.judgments)
+        result = await search_folder(folder, params, self.settings, judge, self.judgments)
+        return redacted_for_agent(result, folder.index)
+
+
+def redacted_for_agent(result: SearchResult, index: RootIndex) -> SearchResult:
+    """The result with the source text it returns (excerpts, unresolved imports' specifiers) redacted as a judge's
+    snippets are, and a warning saying what was."""
+    tally = RedactionTally()
+    matches = []
+    for match in result.matches:
+        excerpt = redacted_excerpt(index, match)
+        tally.add(excerpt)
+        matches.append(replace(match, excerpt=excerpt.text))
+    imports = []
+    for unresolved in result.coverage.unresolved_imports:
+        specifier = redact_shown(unresolved.specifier, syntax=syntax_of(unresolved.path))
+        tally.add(specifier)
+        imports.append(replace(unresolved, specifier=specifier.text))
+    coverage = replace(result.coverage, unresolved_imports=tuple(imports))
+    warnings = [*result.warnings, *tally.warnings(returned=True)]
+    return replace(result, matches=matches, coverage=coverage, warnings=warnings)
 
 
 def _error(message: str) -> types.CallToolResult:

@@ -95,6 +95,40 @@ def test_exit_codes(project: Path, model_server: ModelServer, tmp_path: Path) ->
         assert f"`{flag.removeprefix('--')}`" in refused.stderr and "Value error" not in refused.stderr
 
 
+def test_a_repeated_glob_searches_the_files_any_of_them_matches(project: Path, tmp_path: Path) -> None:
+    """As ripgrep's `-g`: every `--glob` counts (the last one alone did), and a `!glob` leaves files out."""
+
+    def found(query: str, *globs: str) -> list[str]:
+        args = ["query", query, "--root", str(project), "--mode", "symbol", "--json"]
+        done = run([*args, *(arg for glob in globs for arg in ("--glob", glob))], None, tmp_path)
+        assert done.returncode in (0, 1), done.stderr
+        return [m["path"] for m in json.loads(done.stdout)["matches"]]
+
+    assert found("format_invoice", "billing/**", "auth/**") == ["billing/invoice.py"]
+    assert found("SessionStore", "billing/**", "auth/**") == ["auth/sessions.py"]
+    assert found("format_invoice", "*.py", "!billing/**") == []
+    assert found("SessionStore", "*.py", "!billing/**")[0] == "auth/sessions.py"
+
+
+def test_a_tests_search_of_a_folder_without_tests_says_so(project: Path, tmp_path: Path) -> None:
+    """The folder has files, just none that is a test: "no files were searched" would send the user looking for a
+    wrong directory or glob."""
+    args = ["query", "expired sessions are rejected", "--root", str(project / "auth"), "--intent", "tests", "--json"]
+    done = run(args, None, tmp_path)
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["coverage"]["files"] == 0 and result["matches"] == []
+    assert "No test files were found: none of the 1 file searched is a test" in " ".join(result["warnings"])
+    assert not any(w.startswith("No files were searched") for w in result["warnings"])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = run([*args[:3], str(empty), *args[4:]], None, tmp_path)
+    assert (
+        "No files were searched: the directory or glob matched no indexed file."
+        in json.loads(nothing.stdout)["warnings"]
+    )
+
+
 def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(project: Path, tmp_path: Path) -> None:
     with open(os.fsencode(project) + b"/caf\xe9.py", "wb") as handle:
         handle.write(b"def read_the_json_configuration():\n    return 1\n")

@@ -37,8 +37,9 @@ async def mcp_session(tmp_path: Path, *args: str, env: dict[str, str] | None = N
     server = StdioServerParameters(
         command=command,
         args=[*first, "mcp", "--cache-dir", str(tmp_path / "cache"), *args],
-        # Nothing of the test's lands in the user's ~/.cache.
-        env={"XDG_CACHE_HOME": str(SHARED_XDG_CACHE), **(env or {})},
+        # Nothing of the test's lands in the user's ~/.cache. The SDK passes on only a few variables of its own
+        # environment: the import path goes too, so the server runs the code under test (a worktree's, say).
+        env={"XDG_CACHE_HOME": str(SHARED_XDG_CACHE), **_import_path(), **(env or {})},
     )
     with (tmp_path / "mcp-stderr.log").open("w") as errlog:
         async with (
@@ -47,6 +48,10 @@ async def mcp_session(tmp_path: Path, *args: str, env: dict[str, str] | None = N
         ):
             await session.initialize()
             yield session
+
+
+def _import_path() -> dict[str, str]:
+    return {name: os.environ[name] for name in ("PYTHONPATH", "PYTHONSAFEPATH") if name in os.environ}
 
 
 async def search(session: ClientSession, **arguments: Any) -> dict[str, Any]:
@@ -164,3 +169,43 @@ async def test_errors_are_tool_errors_with_the_command_lines_messages(
         found = await search(session, query="parse_config_file", directory=str(project), mode="symbol")
         assert found["matches"][0]["symbol"] == "parse_config_file"
     assert "Traceback" not in (tmp_path / "mcp-stderr.log").read_text()
+
+
+SECRETS = {
+    "payments/settings.py": '''"""Settings of the payment client."""
+
+SECRET_KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+TIMEOUT = 30
+''',
+    "web/app.js": """import { render } from "https://deploy:hunter2pass@cdn.example.com/lib.js";
+
+export function drawPage(page) {
+  return render(page);
+}
+""",
+}
+
+
+async def test_excerpts_returned_to_an_agent_are_redacted_where_the_command_lines_are_not(tmp_path: Path) -> None:
+    """An agent forwards what it is returned to its model, so a secret in an excerpt would leave the machine."""
+    project = write_tree(tmp_path / "project", SECRETS)
+    async with mcp_session(tmp_path) as session:
+        result = await search(session, query="SECRET_KEY", directory=str(project), mode="symbol")
+        imported = await search(session, query="render", directory=str(project), expandRelated=True)
+    (unresolved,) = imported["coverage"]["unresolvedImports"]
+    assert unresolved["specifier"] == "https://deploy:[REDACTED:password]@cdn.example.com/lib.js"
+    assert any("(password) in 1 excerpt or import of this result" in w for w in imported["warnings"])
+    (match, *_) = result["matches"]
+    assert (match["path"], match["symbol"]) == ("payments/settings.py", "SECRET_KEY")
+    assert match["excerpt"].startswith('SECRET_KEY = "[REDACTED:openai-key]"')
+    assert "sk-proj-" not in json.dumps(result)
+    assert any(
+        w.startswith("Redacted 1 value of a known secret shape (openai-key) in 1 excerpt or import of this result")
+        for w in result["warnings"]
+    )
+    # The command line's output stays on the machine: its excerpt keeps the text as written.
+    command = [*smartsearch(), "query", "SECRET_KEY", "--root", str(project), "--mode", "symbol", "--json"]
+    command += ["--cache-dir", str(tmp_path / "cache")]
+    environment = {**os.environ, "XDG_CACHE_HOME": str(SHARED_XDG_CACHE)}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120, check=True)
+    assert json.loads(done.stdout)["matches"][0]["excerpt"].startswith('SECRET_KEY = "sk-proj-abcdefghij')

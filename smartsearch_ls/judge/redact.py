@@ -4,8 +4,10 @@ Credential files (`.env*`, keys, keystores) are never indexed at all (`discovery
 secrets also live inside ordinary source: a test fixture with a real API key, a config module with a
 password, a private key pasted into a docstring. Whatever the judge is (a hosted model bills and may log
 what it is sent), such values are replaced by `[REDACTED:<kind>]` in the text that is framed for the judge.
-The index, the excerpts returned to the editor and the judgment cache keep the original text: only what
-leaves for judging is redacted. Line breaks are kept, so the judged text has the snippet's line count.
+The index, the excerpts returned to the editor and the command line, and the judgment cache keep the original
+text: those stay on the machine. What leaves it is redacted: what is framed for judging, and the excerpts the MCP
+server returns to an agent (`redact_lines`), which forwards them to its hosted model. Line breaks are kept, so the
+judged text has the snippet's line count and an excerpt's lines can be cut from its snippet's redaction.
 
 What is recognized: the well-known shapes of provider tokens, `Bearer` and `Basic` credentials, passwords in
 URLs, private key blocks, and assignments whose name says "secret" in the syntaxes code and config files use
@@ -16,7 +18,8 @@ starts inside one, below its `BEGIN` line, has those lines blanked too (`redact_
 cannot tell key material from any other base64. A secret of no recognized shape (a password in a comment, a
 value under an unrelated name) is sent as it is.
 Counting: each search reports how many of its shortlisted snippets had something redacted, through the
-`RedactionTally` a front end installs with `tally_redactions()` (the judge runner adds to it).
+`RedactionTally` a front end installs with `tally_redactions()` (the judge runner adds to it); the MCP server
+counts its excerpts in a tally of their own.
 """
 
 from __future__ import annotations
@@ -25,13 +28,14 @@ import base64
 import binascii
 import contextvars
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from smartsearch_ls.chunking.key_blocks import KEY_BEGIN, KEY_END
-from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.chunking.snippet import Snippet, split_lines
 from smartsearch_ls.judge import secret_assignments
 from smartsearch_ls.judge.secret_assignments import (
     ASSIGNMENT,
@@ -113,6 +117,34 @@ def redact_snippet(snippet: Snippet) -> Redacted:
     inside (`Snippet.key_until`, found on the whole file), with unquoted values read as its file's syntax does."""
     key_lines = max(0, min(snippet.key_until, snippet.end_line) - snippet.start_line + 1)
     return _remembered(snippet.text, syntax_of(snippet.path), key_lines)
+
+
+def redact_lines(snippet: Snippet, first: int, last: int) -> Redacted:
+    """Lines `first..last` (1-based, in the file) of the snippet as a judge sees them (`redact_snippet`): an excerpt
+    cut from the snippet's redaction is blanked where a private key block begun above the excerpt goes on, which
+    the excerpt's own text cannot tell. Its kinds are those of these lines alone (`_shown`)."""
+    start, stop = first - snippet.start_line, last - snippet.start_line + 1
+    return _shown(split_lines(redact_snippet(snippet).text)[start:stop], split_lines(snippet.text)[start:stop])
+
+
+def redact_shown(text: str, *, syntax: Syntax = "config") -> Redacted:
+    """`redact`, with the kinds named as `redact_lines` names them, for text returned beside its excerpts."""
+    return _shown(split_lines(redact(text, syntax=syntax).text), split_lines(text))
+
+
+def _shown(shown: list[str], written: list[str]) -> Redacted:
+    """Redacted lines and the kinds of what they lost, each named as its `[REDACTED:<kind>]` marker names it (so
+    markers the source itself holds are not counted), and a key block's body, whose lines are blanked with one
+    marker on the block's first line, counted once."""
+    kinds = Counter(_MARKER.findall("\n".join(shown))) - Counter(_MARKER.findall("\n".join(written)))
+    # Not strict: a key block's lone `\r` line ends become `\n`s only as many as it had `\n`s, which must not fail a
+    # search (the lines after such a block are then compared with others, and a changed line can only add a kind).
+    if any(now != then and not _MARKER.search(now) for now, then in zip(shown, written, strict=False)):
+        kinds["private-key"] = max(kinds["private-key"], 1)
+    return Redacted("\n".join(shown), tuple(sorted(kinds.elements())))
+
+
+_MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
 
 @lru_cache(maxsize=REMEMBERED_SNIPPETS)
@@ -232,17 +264,24 @@ class RedactionTally:
             self.secrets += redacted.count
             self.kinds.update(redacted.kinds)
 
-    def warnings(self) -> list[str]:
+    def warnings(self, *, returned: bool = False) -> list[str]:
         """What a result says when something was redacted: what, and that only known shapes are recognized, so the
-        count never reads as "every secret was caught"."""
+        count never reads as "every secret was caught". `returned`: the tally counts the excerpts (and import
+        specifiers) of a result returned to an agent, not the snippets sent for judging."""
         if not self.snippets:
             return []
         values = "value" if self.secrets == 1 else "values"
+        redacted = f"Redacted {self.secrets} {values} of a known secret shape ({', '.join(sorted(self.kinds))}) in"
+        if returned:
+            places = "excerpt or import" if self.snippets == 1 else "excerpts and imports"
+            return [
+                f"{redacted} {self.snippets} {places} of this result, as a judge is sent them. Only known shapes are "
+                "recognized: any other secret in this result is returned as written."
+            ]
         snippets = "snippet" if self.snippets == 1 else "snippets"
         return [
-            f"Redacted {self.secrets} {values} of a known secret shape ({', '.join(sorted(self.kinds))}) in "
-            f"{self.snippets} {snippets} before judging; they were judged without those values. Only known shapes "
-            "are recognized: any other secret in the judged snippets was sent as written."
+            f"{redacted} {self.snippets} {snippets} before judging; they were judged without those values. Only known "
+            "shapes are recognized: any other secret in the judged snippets was sent as written."
         ]
 
 

@@ -13,7 +13,7 @@ incomplete. The engine (`engine`) calls it for prose queries, after any look-up 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Snippet, is_module_header
@@ -39,6 +39,9 @@ order near-ties by what the user works on, too little to lift a clearly worse ma
 measures what it costs and gains on the quality set's development part)."""
 
 
+NO_FILES = "No files were searched: the directory or glob matched no indexed file."
+
+
 async def behavior_search(
     request: SearchRequest,
     judge: JudgeConfig,
@@ -46,9 +49,11 @@ async def behavior_search(
     on_judged: Judged | None,
     warnings: list[str],
     on_partial: PartialMatches | None = None,
+    empty_scope: Callable[[], str] | None = None,
 ) -> SearchResult:
     """The judged search over the request's scopes; `warnings` gathers what the answer must say about itself, and
-    `on_partial` hears the best matches so far each time a model judgment changes them."""
+    `on_partial` hears the best matches so far each time a model judgment changes them. `empty_scope` words the
+    warning for scopes holding no file, when they were narrowed further than `directory` and `glob` (to tests)."""
     found = await asyncio.to_thread(
         lambda: shortlist(
             request.scopes,
@@ -77,6 +82,8 @@ async def behavior_search(
     judged_pairs = [(c.snippet, s) for c, s in passing]
     matches = [_to_match(c, s, judged_pairs, request.query, factors.get(id(c.snippet), ())) for c, s in shown]
     coverage = _coverage(found, judged=len(shortlisted), remembered=tally.remembered)
+    if found.files == 0:
+        warnings.append(empty_scope() if empty_scope is not None else NO_FILES)
     warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
     if any(m.unsaved for m in matches):
         warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
@@ -210,8 +217,6 @@ def _behavior_warnings(
     found: Shortlist, coverage: Coverage, request: SearchRequest, judged_any: bool, matched: bool
 ) -> list[str]:
     warnings: list[str] = []
-    if found.files == 0:
-        warnings.append("No files were searched: the directory or glob matched no indexed file.")
     if judged_any and not matched:
         warnings.append(
             f"No snippet reached the threshold {request.threshold:g}; this does not prove absence. "

@@ -20,7 +20,7 @@ from smartsearch_ls.index.shortlist import Scope, unreadable_warning
 from smartsearch_ls.index.terms import distinct_terms
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import JudgeConfig, Judged
-from smartsearch_ls.search.behavior import behavior_search
+from smartsearch_ls.search.behavior import NO_FILES, behavior_search
 from smartsearch_ls.search.context import CONTEXT_WEIGHT, Context, declaration_context, match_terms
 from smartsearch_ls.search.excerpt import match_at
 from smartsearch_ls.search.merge import (
@@ -219,7 +219,14 @@ async def _prose_search(
                 on_partial([*shown_first, *fresh][: request.limit])
 
         base = await behavior_search(
-            judged_request, judge, cache, on_judged, warnings, partial if on_partial is not None else None
+            judged_request,
+            judge,
+            cache,
+            on_judged,
+            warnings,
+            partial if on_partial is not None else None,
+            # Counted only when the search finds no test file: what was searched, once narrowed to tests.
+            (lambda: _no_test_files(request.scopes)) if intent == "tests" else None,
         )
         searches.append("behavior")
     judged = [replace(m, source="judged") for m in base.matches]
@@ -247,6 +254,18 @@ async def _prose_search(
     )
     candidates = file_candidates([*first, *judged], request.limit)
     return SearchResult(matches, omitted, coverage, base.warnings, "behavior", base.judge, candidates)
+
+
+def _no_test_files(scopes: Sequence[Scope]) -> str:
+    """The warning of a search for tests where none is: what was searched, so that the answer is not read as a
+    directory or glob that matched nothing."""
+    files, _ = scope_counts(scopes)
+    if not files:
+        return NO_FILES
+    return (
+        f"No test files were found: none of the {files} {'file' if files == 1 else 'files'} searched is a test "
+        "(tests are told by their paths: a tests/ or spec/ folder, test_*.py, *_test.go, *.test.ts, ...)."
+    )
 
 
 @dataclass(frozen=True, slots=True)

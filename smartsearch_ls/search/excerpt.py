@@ -6,16 +6,20 @@ excerpt is the narrowest judged snippet inside it that also passed (the evidence
 holding the most query terms (typed words 1, their synonyms less), with the declaration's first line preferred
 on ties so a reader sees what the code is. Import statements (Python, JS/TS) count for nothing: they name what
 a file uses, not what it does, and a module header's import block, dense with the query's identifiers, would
-otherwise be shown instead of the docstring or code that matched.
+otherwise be shown instead of the docstring or code that matched. An excerpt that leaves the machine (the MCP
+server's, for an agent's hosted model) has its secrets redacted as a judge's snippet has (`redacted_excerpt`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from smartsearch_ls.chunking.snippet import Snippet, split_lines
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.terms import distinct_terms, query_weights
+from smartsearch_ls.judge.redact import Redacted, redact_lines, redact_shown
+from smartsearch_ls.judge.secret_assignments import syntax_of
 from smartsearch_ls.search.result import Match
 from smartsearch_ls.search.symbols.imports import parse_imports
 
@@ -77,8 +81,9 @@ def excerpt_at(start: int, lines: Sequence[str]) -> tuple[int, int, str]:
     return start, start + max(len(lines), 1) - 1, "\n".join(lines)
 
 
-def _snippet_at(index: RootIndex, path: str, line: int) -> tuple[Snippet | None, bool]:
-    """The narrowest snippet of a file containing a line, and whether the file is an unsaved buffer."""
+def _snippet_at(index: RootIndex, path: str, line: int, last: int | None = None) -> tuple[Snippet | None, bool]:
+    """The narrowest snippet of a file containing a line (or the lines `line..last`), and whether the file is an
+    unsaved buffer."""
     entries = index.entries([path])
     if not entries:
         return None, False
@@ -86,7 +91,7 @@ def _snippet_at(index: RootIndex, path: str, line: int) -> tuple[Snippet | None,
     best: Snippet | None = None
     for doc in entry.docs:
         snippet = index.snippets[doc]
-        if snippet is None or not snippet.start_line <= line <= snippet.end_line:
+        if snippet is None or not snippet.start_line <= line <= (last or line) <= snippet.end_line:
             continue
         if best is None or snippet.end_line - snippet.start_line < best.end_line - best.start_line:
             best = snippet
@@ -101,3 +106,18 @@ def match_at(index: RootIndex, path: str, start: int, end: int, symbol: str | No
     lines = split_lines(snippet.text)[start - snippet.start_line :][: min(EXCERPT_LINES, end - start + 1)]
     span = (start, max(end, start))
     return Match.of(index.root, path, excerpt_at(start, lines), span, symbol=symbol, relevance=score, unsaved=unsaved)
+
+
+def redacted_excerpt(index: RootIndex, match: Match) -> Redacted:
+    """The match's excerpt with the secrets a judge is not sent redacted, for a result that leaves the machine.
+
+    Every excerpt is lines of one indexed snippet (`focus`, `match_at`), so it is cut from that snippet's redaction
+    (`redact_lines`), whole lines (a line `focus` cut short is redacted whole, so no secret is cut into a piece no
+    pattern knows), then held to `EXCERPT_CHARS`, or to the excerpt's own length when a look-up's was longer. Should
+    the file have changed since the search and no snippet hold those lines any more, the excerpt is redacted on its
+    own."""
+    snippet, _ = _snippet_at(index, match.path, match.start_line, match.end_line)
+    if snippet is None:
+        return redact_shown(match.excerpt, syntax=syntax_of(match.path))
+    redacted = redact_lines(snippet, match.start_line, match.end_line)
+    return replace(redacted, text=redacted.text[: max(len(match.excerpt), EXCERPT_CHARS)])

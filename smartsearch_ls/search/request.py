@@ -2,18 +2,20 @@
 
 `QueryParams` is shared by `smartSearch/query` (camelCase on the wire) and the command line, validated so that
 every error names the field at fault. Limits come from the contract: a query of 1-2,000 characters, `limit`
-1-100, `candidates` 1-256. `intent`, `context` and `expandRelated` are the query-shape extensions (README,
-"Query shapes"). `SearchRequest` is those params with the settings' defaults filled in and the scopes resolved.
-`Mode` and `Intent` are defined here, once, for the wire, the command line and every step of the search.
+1-100, `candidates` 1-256. `glob` takes one glob or a list, as ripgrep takes `-g` again and again (the command
+line's repeated `--glob`): a file matching any passes, one matching a `!glob` is left out. `intent`, `context` and
+`expandRelated` are the query-shape extensions (README, "Query shapes"). `SearchRequest` is those params with the
+settings' defaults filled in and the scopes resolved. `Mode` and `Intent` are defined here, once, for the wire, the
+command line and every step of the search.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, WithJsonSchema, field_validator
 
 from smartsearch_ls.discovery.globs import glob_problem
 from smartsearch_ls.settings import validation_reason
@@ -33,6 +35,27 @@ Intent = Literal["definition", "references", "tests", "file"]
 
 MAX_QUERY_CHARS = 2_000
 
+MAX_GLOBS = 32
+"""Globs one search takes: a few narrow a search; more would be a listing of files, which is `directory`'s job."""
+
+Glob = Annotated[str, StringConstraints(min_length=1, max_length=1_000)]
+
+_GLOB_SCHEMA = {
+    "anyOf": [
+        {"type": "string", "minLength": 1, "maxLength": 1_000},
+        {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 1_000},
+            "minItems": 1,
+            "maxItems": MAX_GLOBS,
+        },
+        {"type": "null"},
+    ],
+    "default": None,
+    "title": "Glob",
+}
+"""What a client may send: one glob or a list (`QueryParams` holds a list either way)."""
+
 
 class QueryParams(BaseModel):
     """`smartSearch/query` params; unknown fields are ignored so newer clients keep working."""
@@ -48,8 +71,12 @@ class QueryParams(BaseModel):
     directory: str | None = Field(
         None, description="A workspace folder or a folder inside one (URI or path); default: every folder."
     )
-    glob: str | None = Field(
-        None, min_length=1, max_length=1_000, description="A ripgrep-style glob narrowing the files searched."
+    glob: Annotated[list[Glob] | None, WithJsonSchema(_GLOB_SCHEMA)] = Field(
+        None,
+        min_length=1,
+        max_length=MAX_GLOBS,
+        description="A ripgrep-style glob narrowing the files searched, or a list of them: a file matching any "
+        "is searched, and one matching a `!glob` is not.",
     )
     limit: int | None = Field(None, ge=1, le=100, description="Matches returned; default: the `limit` setting (10).")
     candidates: int | None = Field(
@@ -89,11 +116,21 @@ class QueryParams(BaseModel):
             raise ValueError("must not be blank")
         return value.strip()
 
+    @field_validator("glob", mode="before")
+    @classmethod
+    def _one_glob_or_a_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [value]
+        if value is not None and not isinstance(value, list):
+            raise ValueError("expected a glob or a list of globs")
+        return value
+
     @field_validator("glob")
     @classmethod
-    def _glob(cls, value: str | None) -> str | None:
-        if value is not None and (problem := glob_problem(value)) is not None:
-            raise ValueError(problem)
+    def _glob(cls, value: list[str] | None) -> list[str] | None:
+        for glob in value or ():
+            if (problem := glob_problem(glob)) is not None:
+                raise ValueError(problem)
         return value
 
     @field_validator("context")

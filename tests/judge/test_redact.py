@@ -14,7 +14,7 @@ import pytest
 from smartsearch_ls.chunking import chunk_file
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge import redact as redact_module
-from smartsearch_ls.judge.redact import redact, redact_snippet
+from smartsearch_ls.judge.redact import redact, redact_lines, redact_snippet
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXBhcnQ"
@@ -121,6 +121,22 @@ def test_a_key_block_cut_between_snippets_is_redacted_in_every_one(path: str) ->
         assert judged.text.count("\n") == snippet.text.count("\n")
     assert all(redact_snippet(s).text.splitlines()[0] == "[REDACTED:private-key]" for s in inside)
     assert any('"""' in redact_snippet(s).text for s in inside)  # what follows the END armor is kept
+
+
+def test_lines_of_a_snippet_are_redacted_as_the_whole_snippet_is() -> None:
+    """An excerpt (the MCP server's) is a few lines of a snippet: lines inside a key block that began above them
+    are blanked, though nothing in them says so, and only what was redacted in those lines is counted."""
+    body = [f"QUJD{n:060d}" for n in range(6)]
+    lines = ['TOKEN = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"', 'KEY = """-----BEGIN RSA PRIVATE KEY-----', *body]
+    lines += ['-----END RSA PRIVATE KEY-----"""', 'NOTE = "[REDACTED:secret] stands for a value"', "TIMEOUT = 30"]
+    snippet = Snippet("deploy/keys.py", 10, 10 + len(lines) - 1, "\n".join(lines))
+
+    inside = redact_lines(snippet, 13, 16)  # body lines only
+    assert inside.text == "\n\n\n" and inside.kinds == ("private-key",)
+    assert redact_lines(snippet, 10, 10) == redact("\n".join(lines[:1]))  # ("github-token",)
+    tail = redact_lines(snippet, 18, 20)  # the END line's tail, a marker the source holds, plain code
+    assert tail.text == '"""\n' + "\n".join(lines[-2:]) and tail.kinds == ("private-key",)
+    assert redact_lines(snippet, 19, 20).kinds == ()
 
 
 def test_a_snippet_shortlisted_again_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,9 +1,14 @@
-"""`focus`: the at most 12 lines of a matched snippet that a person reads to decide."""
+"""`focus`: the at most 12 lines of a matched snippet that a person reads to decide; `redacted_excerpt`: those
+lines as they may leave the machine."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from smartsearch_ls.chunking.snippet import Snippet
-from smartsearch_ls.search.excerpt import EXCERPT_LINES, focus
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.search.excerpt import EXCERPT_LINES, focus, match_at, redacted_excerpt
 
 PYTHON_HEADER = '''"""Sessions: who is signed in.
 
@@ -87,3 +92,18 @@ def test_a_tie_keeps_the_first_window_however_the_weights_add_up() -> None:
     assert sums[0] == max(sums)  # the declaration's window is among the best
     snippet = Snippet("m.py", 1, len(lines), "\n".join(lines), "drop_all")
     assert focus(snippet, "delete token")[0] == 1
+
+
+def test_an_excerpt_inside_a_key_block_is_blanked_and_one_no_snippet_holds_is_redacted_alone(tmp_path: Path) -> None:
+    body = [f"QUJD{n:060d}" for n in range(20)]
+    lines = ['DEPLOY_KEY = """-----BEGIN RSA PRIVATE KEY-----', *body, '-----END RSA PRIVATE KEY-----"""']
+    (tmp_path / "keys.py").write_text("\n".join([*lines, 'password = "hunter2hunter2"']) + "\n")
+    index = RootIndex(tmp_path, cache_dir=tmp_path / ".cache")
+    index.refresh()
+    match = match_at(index, "keys.py", 5, 8, None, 1.0)  # body lines: nothing in them says they are a key
+    assert match is not None and match.excerpt == "\n".join(body[3:7])
+    redacted = redacted_excerpt(index, match)
+    assert redacted.text == "\n\n\n" and redacted.kinds == ("private-key",)
+
+    gone = replace(match, start_line=40, end_line=40, excerpt='password = "hunter2hunter2"')  # the file changed since
+    assert redacted_excerpt(index, gone).text == 'password = "[REDACTED:secret]"'

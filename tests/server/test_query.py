@@ -61,6 +61,11 @@ async def test_directory_and_glob_narrow_the_search(session: Session) -> None:
     assert {m.path for m in result.matches} == {"tests/test_sessions.py"}
     result = await session.query(query="expired sessions rejected", glob="auth/**")
     assert {m.path for m in result.matches} == {"auth/sessions.py"}
+    # A list of globs, as the command line's repeated `--glob`: a file matching any, none matching a `!glob`.
+    result = await session.query(query="expired sessions rejected", glob=["auth/**", "tests/**"])
+    assert {m.path for m in result.matches} == {"auth/sessions.py", "tests/test_sessions.py"}
+    result = await session.query(query="expired sessions rejected", glob=["*.py", "!tests/**"])
+    assert {m.path for m in result.matches} == {"auth/sessions.py"}
 
 
 @pytest.mark.parametrize(
@@ -74,6 +79,8 @@ async def test_directory_and_glob_narrow_the_search(session: Session) -> None:
         ({"query": "ok", "candidates": 1000}, "candidates"),
         ({"query": "ok", "mode": "psychic"}, "mode"),
         ({"query": "ok", "glob": 5}, "glob"),
+        ({"query": "ok", "glob": []}, "glob"),
+        ({"query": "ok", "glob": ["*.py", "src/*.{ts"]}, "glob"),
         ({"query": "ok", "directory": "/"}, "directory"),
         ({"query": "ok", "directory": "../.."}, "directory"),
     ],

@@ -45,7 +45,7 @@ def request_failed(message: str) -> JsonRpcException:
 
 def scopes_for(server: SmartSearchServer, params: QueryParams) -> list[Scope]:
     """The folders (or the one folder inside one) a search covers; InvalidParams outside the workspace."""
-    globs = GlobSet.of([params.glob]) if params.glob else GlobSet()
+    globs = GlobSet.of(params.glob or ())
     folders = server.folders.folders
     if params.directory is None:
         return [Scope(f.index, "", globs) for f in folders.values()]
