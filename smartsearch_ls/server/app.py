@@ -110,6 +110,11 @@ class SmartSearchProtocol(LanguageServerProtocol):
         return None if method in RAW_PARAMS else super().get_message_type(method)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if isinstance(data, dict) and "id" in data and "method" in data and "params" not in data:
+            # JSON-RPC lets a request leave `params` out, but pygls's generic request requires the member, and the
+            # request would be answered as undecodable below. Without params it is a request with none: the handler
+            # names the first required one (`smartSearch/query`: `query`).
+            data = {**data, "params": None}
         try:
             return super().structure_message(data)
         except JsonRpcException:

@@ -91,6 +91,17 @@ async def test_invalid_params_name_the_field(session: Session, params: dict[str,
     assert (await session.query(query="parse config file")).matches  # still serving
 
 
+async def test_a_request_without_params_names_the_missing_field(session: Session) -> None:
+    """JSON-RPC lets a request leave `params` out; the answer is the one to `{}`, not pygls's decoding failure."""
+    for params in (..., None):
+        with pytest.raises(JsonRpcInvalidParams) as refused:
+            await session.raw_request("smartSearch/query", params)
+        assert refused.value.message == "Invalid `query`: Field required"
+    with pytest.raises(JsonRpcInvalidParams, match="cannot be decoded"):  # lsprotocol's own types still need theirs
+        await session.raw_request("textDocument/hover", ...)
+    assert (await session.query(query="parse config file")).matches  # still serving
+
+
 async def test_symbol_and_path_queries_need_no_judge(session: Session) -> None:
     before = len(session.judge.recorder.requests)
     result = await session.query(query="SessionStore.get")
