@@ -51,8 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument(
         "--glob",
         action="append",
-        help="ripgrep-style glob that narrows the files searched (repeatable, as rg's -g: a file matching any is "
-        "searched, one matching a !GLOB is not)",
+        help="ripgrep-style glob that narrows the files searched (repeatable: a file matching any is searched, one "
+        "matching a !GLOB is not, whatever the order)",
     )
     query.add_argument("--limit", type=int, help="matches to print (1-100, default 10)")
     query.add_argument("--candidates", type=int, help="snippets shortlisted and judged (1-256, default 128)")

@@ -113,11 +113,16 @@ def redacted_excerpt(index: RootIndex, match: Match) -> Redacted:
 
     Every excerpt is lines of one indexed snippet (`focus`, `match_at`), so it is cut from that snippet's redaction
     (`redact_lines`), whole lines (a line `focus` cut short is redacted whole, so no secret is cut into a piece no
-    pattern knows), then held to `EXCERPT_CHARS`, or to the excerpt's own length when a look-up's was longer. Should
+    pattern knows), then held to `EXCERPT_CHARS`, or to the excerpt's own length when a look-up's was longer, plus
+    what the markers add over the values they stand for (a marker is mostly longer than its secret, and cutting that
+    growth off would drop the excerpt's last lines, so its text would no longer span its range). Should
     the file have changed since the search and no snippet hold those lines any more, the excerpt is redacted on its
     own."""
     snippet, _ = _snippet_at(index, match.path, match.start_line, match.end_line)
     if snippet is None:
         return redact_shown(match.excerpt, syntax=syntax_of(match.path))
     redacted = redact_lines(snippet, match.start_line, match.end_line)
-    return replace(redacted, text=redacted.text[: max(len(match.excerpt), EXCERPT_CHARS)])
+    start = match.start_line - snippet.start_line
+    written = "\n".join(split_lines(snippet.text)[start : start + match.end_line - match.start_line + 1])
+    growth = max(len(redacted.text) - len(written), 0)
+    return replace(redacted, text=redacted.text[: max(len(match.excerpt), EXCERPT_CHARS) + growth])

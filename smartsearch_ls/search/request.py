@@ -2,8 +2,9 @@
 
 `QueryParams` is shared by `smartSearch/query` (camelCase on the wire) and the command line, validated so that
 every error names the field at fault. Limits come from the contract: a query of 1-2,000 characters, `limit`
-1-100, `candidates` 1-256. `glob` takes one glob or a list, as ripgrep takes `-g` again and again (the command
-line's repeated `--glob`): a file matching any passes, one matching a `!glob` is left out. `intent`, `context` and
+1-100, `candidates` 1-256. `glob` takes one glob or a list (the command line's repeated `--glob`): a file matching
+any passes, one matching a `!glob` is left out whatever the order, which is simpler to predict than ripgrep's `-g`,
+where the last matching glob wins. `intent`, `context` and
 `expandRelated` are the query-shape extensions (README, "Query shapes"). `SearchRequest` is those params with the
 settings' defaults filled in and the scopes resolved. `Mode` and `Intent` are defined here, once, for the wire, the
 command line and every step of the search.
@@ -149,6 +150,8 @@ class InvalidQuery(ValueError):
 
 def parse_params(raw: Any) -> QueryParams:
     """Validate raw params (a dict from JSON) or raise `InvalidQuery` naming the field."""
+    if raw is None:  # a request without params is one with no field: its first required one is missing
+        raise InvalidQuery("query", "Field required")
     if not isinstance(raw, dict):
         raise InvalidQuery("params", "expected an object with at least `query`")
     try:

@@ -107,3 +107,17 @@ def test_an_excerpt_inside_a_key_block_is_blanked_and_one_no_snippet_holds_is_re
 
     gone = replace(match, start_line=40, end_line=40, excerpt='password = "hunter2hunter2"')  # the file changed since
     assert redacted_excerpt(index, gone).text == 'password = "[REDACTED:secret]"'
+
+
+def test_a_redacted_excerpt_near_the_size_limit_keeps_every_line_of_its_range(tmp_path: Path) -> None:
+    # Eleven URLs with passwords: each marker is longer than the password it stands for, so the redacted excerpt
+    # outgrows the limit the excerpt was held to; cut there, it lost its last line and no longer spanned its range.
+    urls = [f'URL{n:02d} = "https://user:pw{n:02d}abcd@h.example.com/{"x" * 100}"' for n in range(11)]
+    (tmp_path / "conf.py").write_text("\n".join([*urls, "X = 1"]) + "\n")
+    index = RootIndex(tmp_path, cache_dir=tmp_path / ".cache")
+    index.refresh()
+    match = match_at(index, "conf.py", 1, 12, None, 1.0)
+    assert match is not None and len(match.excerpt.splitlines()) == 12
+    redacted = redacted_excerpt(index, match)
+    assert len(redacted.text.splitlines()) == 12 and redacted.text.endswith("X = 1")
+    assert "pw00abcd" not in redacted.text
