@@ -157,7 +157,10 @@ def parse_params(raw: Any) -> QueryParams:
     try:
         return QueryParams.model_validate(raw)
     except ValidationError as error:
-        field = ".".join(str(part) for part in error.errors()[0]["loc"]) or "params"
+        loc = error.errors()[0]["loc"]
+        if loc[:1] == ("glob",) and isinstance(raw.get("glob"), str):
+            loc = ("glob",)  # one glob, held as a list of one: its item is the field the client sent
+        field = ".".join(str(part) for part in loc) or "params"
         raise InvalidQuery(field, validation_reason(error)) from None
 
 
