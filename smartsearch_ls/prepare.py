@@ -31,6 +31,8 @@ Report = Callable[[int, int], None]
 
 @dataclass(frozen=True)
 class Prepared:
+    """What `prepare` left: the folder's files and snippets, and how many snippets have all their vectors."""
+
     files: int
     skipped: int
     snippets: int
