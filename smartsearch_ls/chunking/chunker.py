@@ -16,6 +16,7 @@ from smartsearch_ls.chunking import python_ast, treesitter
 from smartsearch_ls.chunking.blocks import Outline, pack
 from smartsearch_ls.chunking.key_blocks import key_blocks, mark_key_continuations
 from smartsearch_ls.chunking.languages import LANGUAGES
+from smartsearch_ls.chunking.secret_blocks import mark_secret_continuations, secret_blocks
 from smartsearch_ls.chunking.snippet import ChunkedFile, Declaration, Snippet, split_lines
 from smartsearch_ls.chunking.windows import line_windows
 
@@ -35,6 +36,8 @@ def chunk_file(path: str, text: str) -> ChunkedFile:
     snippets, declarations = _chunk(path, text, lines)
     if "-----BEGIN" in text and (blocks := key_blocks(lines)):
         snippets = mark_key_continuations(snippets, blocks)
+    if ("|" in text or ">" in text) and (blocks := secret_blocks(lines)):
+        snippets = mark_secret_continuations(snippets, blocks)
     return ChunkedFile(tuple(snippets), tuple(declarations))
 
 

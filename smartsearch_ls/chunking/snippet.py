@@ -64,11 +64,23 @@ class Snippet:
     so its lines up to there are redacted before judging (`chunking.key_blocks`); 0 otherwise."""
     key: str = field(repr=False, compare=False)
     """`content_key(snippet_text(path, symbol, text))`: the key of its vector."""
+    secret_until: int
+    """When the snippet starts inside the body of a YAML block scalar whose name says secret (`password: |`) and
+    whose `name: |` line is above it: the block's last line, so its lines up to there are redacted before judging
+    (`chunking.secret_blocks`); 0 otherwise. Apart from `key_until`, so each is redacted as what it is; last, so
+    a snippet pickled before it was added loads with 0."""
 
     def __init__(
-        self, path: str, start_line: int, end_line: int, text: str, symbol: str | None = None, key_until: int = 0
+        self,
+        path: str,
+        start_line: int,
+        end_line: int,
+        text: str,
+        symbol: str | None = None,
+        key_until: int = 0,
+        secret_until: int = 0,
     ) -> None:
-        self._set(path, start_line, end_line, _pack(text), symbol, key_until, _key(path, symbol, text))
+        self._set(path, start_line, end_line, _pack(text), symbol, key_until, _key(path, symbol, text), secret_until)
 
     def _set(self, *values: object) -> None:
         for name, value in zip(self.__slots__, values, strict=True):
@@ -78,8 +90,10 @@ class Snippet:
     def text(self) -> str:
         return zlib.decompress(self.packed).decode("utf-8", "surrogatepass")
 
-    def replace(self, *, text: str | None = None, key_until: int | None = None) -> Snippet:
-        """A copy with its text (a redacted one, say) or its key block's end changed."""
+    def replace(
+        self, *, text: str | None = None, key_until: int | None = None, secret_until: int | None = None
+    ) -> Snippet:
+        """A copy with its text (a redacted one, say), its key block's end or its secret block's end changed."""
         copy = object.__new__(Snippet)
         copy._set(
             self.path,
@@ -89,6 +103,7 @@ class Snippet:
             self.symbol,
             self.key_until if key_until is None else key_until,
             self.key if text is None else _key(self.path, self.symbol, text),
+            self.secret_until if secret_until is None else secret_until,
         )
         return copy
 
@@ -104,14 +119,21 @@ def _pack(text: str) -> bytes:
     return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
 
 
-_PATH, _START_LINE, _END_LINE, _PACKED, _SYMBOL, _KEY_UNTIL, _KEY = (
+_PATH, _START_LINE, _END_LINE, _PACKED, _SYMBOL, _KEY_UNTIL, _KEY, _SECRET_UNTIL = (
     getattr(Snippet, name).__set__ for name in Snippet.__slots__
 )
 """The slots' own setters, in the order `__reduce__` gives their values."""
 
 
 def _unpickle_snippet(
-    path: str, start_line: int, end_line: int, packed: bytes, symbol: str | None, key_until: int, key: str
+    path: str,
+    start_line: int,
+    end_line: int,
+    packed: bytes,
+    symbol: str | None,
+    key_until: int,
+    key: str,
+    secret_until: int = 0,
 ) -> Snippet:
     """The persisted index's snippets come back as they were packed, without compressing again.
 
@@ -125,6 +147,7 @@ def _unpickle_snippet(
     _SYMBOL(snippet, symbol)
     _KEY_UNTIL(snippet, key_until)
     _KEY(snippet, key)
+    _SECRET_UNTIL(snippet, secret_until)
     return snippet
 
 

@@ -15,8 +15,11 @@ URLs, private key blocks, and assignments whose name says "secret" in the syntax
 (`token = get_token()`) are not secrets, nor are templates made of other values (`token =
 f"{user}-{time.time()}"`). A private key block is found on the whole file (`chunking.key_blocks`): a snippet that
 starts inside one, below its `BEGIN` line, has those lines blanked too (`redact_snippet`), since its own text
-cannot tell key material from any other base64. A secret of no recognized shape (a password in a comment, a
-value under an unrelated name) is sent as it is.
+cannot tell key material from any other base64. So is a YAML block scalar under a secret-sounding name
+(`chunking.secret_blocks`: `password: |` and its more-indented lines): in a config file, a snippet that starts in
+its body has those lines blanked, by the name alone, each as a `secret` marker counted as one `assignment`, the
+way a block seen whole is. A secret of no recognized shape (a password in a comment, a value under an unrelated
+name) is sent as it is.
 Counting: each search reports how many of its shortlisted snippets had something redacted, through the
 `RedactionTally` a front end installs with `tally_redactions()` (the judge runner adds to it); the MCP server
 counts its excerpts in a tally of their own.
@@ -35,6 +38,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from smartsearch_ls.chunking.key_blocks import KEY_BEGIN, KEY_END
+from smartsearch_ls.chunking.secret_blocks import YAML_BLOCK
 from smartsearch_ls.chunking.snippet import Snippet, split_lines
 from smartsearch_ls.judge import secret_assignments
 from smartsearch_ls.judge.secret_assignments import (
@@ -44,7 +48,6 @@ from smartsearch_ls.judge.secret_assignments import (
     SECRET_WORD_LOWERED,
     XML_ADD,
     XML_ELEMENT,
-    YAML_BLOCK,
     Syntax,
     syntax_of,
 )
@@ -113,15 +116,18 @@ session shortlist mostly the same snippets, which would otherwise be scanned aga
 
 
 def redact_snippet(snippet: Snippet) -> Redacted:
-    """What a judge may see of a snippet: its text redacted, including the lines of a private key block it starts
-    inside (`Snippet.key_until`, found on the whole file), with unquoted values read as its file's syntax does."""
+    """What a judge may see of a snippet: its text redacted, including the lines of a private key block or of a
+    secret YAML block scalar it starts inside (`Snippet.key_until`, `Snippet.secret_until`, found on the whole
+    file), with unquoted values read as its file's syntax does."""
     key_lines = max(0, min(snippet.key_until, snippet.end_line) - snippet.start_line + 1)
-    return _remembered(snippet.text, syntax_of(snippet.path), key_lines)
+    secret_lines = max(0, min(snippet.secret_until, snippet.end_line) - snippet.start_line + 1)
+    return _remembered(snippet.text, syntax_of(snippet.path), key_lines, secret_lines)
 
 
 def redact_lines(snippet: Snippet, first: int, last: int) -> Redacted:
     """Lines `first..last` (1-based, in the file) of the snippet as a judge sees them (`redact_snippet`): an excerpt
-    cut from the snippet's redaction is blanked where a private key block begun above the excerpt goes on, which
+    cut from the snippet's redaction is blanked where a private key block or a secret block scalar begun above the
+    excerpt goes on, which
     the excerpt's own text cannot tell. Its kinds are those of these lines alone (`_shown`)."""
     start, stop = first - snippet.start_line, last - snippet.start_line + 1
     return _shown(split_lines(redact_snippet(snippet).text)[start:stop], split_lines(snippet.text)[start:stop])
@@ -148,20 +154,26 @@ _MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
 
 @lru_cache(maxsize=REMEMBERED_SNIPPETS)
-def _remembered(text: str, syntax: Syntax, key_lines: int) -> Redacted:
-    return redact(text, syntax=syntax, key_lines=key_lines)
+def _remembered(text: str, syntax: Syntax, key_lines: int, secret_lines: int) -> Redacted:
+    return redact(text, syntax=syntax, key_lines=key_lines, secret_lines=secret_lines)
 
 
-def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0) -> Redacted:
+def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_lines: int = 0) -> Redacted:
     """`text` with every secret replaced by `[REDACTED:<kind>]`; newlines are kept.
 
     `syntax`: how the text writes values (`secret_assignments.Syntax`); the default reads the most as literals.
     `key_lines`: how many of the text's first lines continue a private key block that began above the text.
+    `secret_lines`: how many continue the body of a secret-named YAML block scalar that began above it; blanked
+    only in `config` syntax, where the block's own `name: |` line is redacted too.
     """
     kinds: list[str] = []
     if key_lines:
         text = _blank_key_lines(text, key_lines)
         kinds.append("private-key")
+    if secret_lines and syntax == "config":
+        text, blanked = _blank_block_lines(text, key_lines, secret_lines, _mark("secret"))
+        if blanked:
+            kinds.append("assignment")  # what a block seen whole is counted as (`secret_assignments.redacted_block`)
 
     def sub(kind: str, pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str | None], source: str) -> str:
         """`pattern.sub`, where `replace` may turn a match down (None). The search then goes on from the end of the
@@ -248,6 +260,21 @@ def _blank_key_lines(text: str, count: int) -> str:
     lines[0] = _mark("private-key")
     lines[count - 1] += tail
     return "\n".join(lines)
+
+
+def _blank_block_lines(text: str, skip: int, count: int, mark: str) -> tuple[str, bool]:
+    """The text with each of its first `count` lines that holds something replaced by `mark`, its indentation (and
+    a `\r` line end) kept, as `secret_assignments.redacted_block` blanks a block it sees whole; and whether any
+    was. The first `skip` lines, a key block's that were blanked already (a key under `private_key: |`), are left."""
+    lines = text.split("\n")
+    blanked = False
+    for number in range(skip, min(count, len(lines))):
+        line = lines[number]
+        content = line.rstrip("\r")
+        if content.strip():
+            lines[number] = content[: len(content) - len(content.lstrip())] + mark + line[len(content) :]
+            blanked = True
+    return "\n".join(lines), blanked
 
 
 @dataclass

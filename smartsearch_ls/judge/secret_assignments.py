@@ -73,14 +73,6 @@ DOCKER_ENV = re.compile(
 )
 """A Dockerfile's `ENV NAME value` (the legacy form: a space, not `=`, between name and value)."""
 
-YAML_BLOCK = re.compile(
-    r"^(?P<lead>(?P<indent>[ \t]*)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
-    r"[A-Za-z_][\w.-]{0,80})[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\n)"
-    r"(?P<body>(?:(?P=indent)[ \t]+[^\n]*(?:\n|$))+)",
-    re.MULTILINE,
-)
-"""YAML's block scalar (`password: |` and the more-indented lines under it): the value is on the lines below."""
-
 SECRET_WORD = re.compile(r"(?i)pass|pwd|pw|secret|cred|token|key|auth")
 """A part of the name of every match of the patterns above: a snippet without one is not scanned by them."""
 SECRET_WORD_LOWERED = re.compile(r"p(?:ass|wd|w)|secret|cred|token|key|auth")
@@ -207,8 +199,9 @@ def redacted_env(found: re.Match[str], mark: str) -> str | None:
 
 
 def redacted_block(found: re.Match[str], mark: str) -> str | None:
-    """A `YAML_BLOCK` match with each line of its value replaced by `mark` (the lines and their indentation
-    kept), or None when the value is not taken for a secret."""
+    """A `YAML_BLOCK` match (`chunking.secret_blocks`, where the chunker finds blocks on the whole file) with each
+    line of its value replaced by `mark` (the lines and their indentation kept), or None when the value is not taken
+    for a secret."""
     lines = found["body"].split("\n")
     first = next((line.strip() for line in lines if line.strip()), "")
     if not is_secret(found["name"], first, quoted=True):

@@ -23,6 +23,8 @@ def test_text_round_trips_exactly_through_construction_copies_and_pickling():
         assert copied == snippet and hash(copied) == hash(snippet) and copied.text == text
         marked = snippet.replace(key_until=4)
         assert (marked.text, marked.key_until, marked.symbol, marked.path) == (text, 4, "A.f", "src/a.py")
+        in_secret = pickle.loads(pickle.dumps(snippet.replace(secret_until=4)))
+        assert (in_secret.secret_until, in_secret.key_until, in_secret.key) == (4, 0, snippet.key)
         redacted = snippet.replace(text="[redacted]")
         assert (redacted.text, redacted.start_line, redacted.end_line) == ("[redacted]", 3, 4)
         assert snippet.text == text  # the original is untouched

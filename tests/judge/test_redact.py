@@ -123,6 +123,30 @@ def test_a_key_block_cut_between_snippets_is_redacted_in_every_one(path: str) ->
     assert any('"""' in redact_snippet(s).text for s in inside)  # what follows the END armor is kept
 
 
+def test_a_secret_block_scalar_cut_between_snippets_is_redacted_in_every_one() -> None:
+    """YAML windows overlap by 10 lines, so a 70-line `password: |` value goes on in a snippet without the
+    `password: |` line: its lines are blanked there too, counted as the assignment they are (not as a private key),
+    while a block scalar under a name that says nothing secret (`description: |`) reaches the judge as written."""
+    secret = [f"hunter{n:02d}-chosen-pass-line" for n in range(70)]
+    described = [f"line {n:02d} of what the service does" for n in range(70)]
+    lines = ["service:", "  name: billing", "  password: |", *(f"    {line}" for line in secret)]
+    lines += ["  description: |", *(f"    {line}" for line in described), "  port: 8080"]
+    snippets = chunk_file("deploy/values.yaml", "\n".join(lines) + "\n").snippets
+    inside = [s for s in snippets if 3 < s.start_line <= 73]
+    assert inside, [(s.start_line, s.end_line) for s in snippets]
+    for snippet in snippets:
+        judged = redact_snippet(snippet)
+        assert not any(line in judged.text for line in secret), (snippet.start_line, judged.text)
+        assert judged.text.count("\n") == snippet.text.count("\n")
+        assert "private-key" not in judged.kinds
+        kept = [line for line in described if line in snippet.text]
+        assert all(line in judged.text for line in kept)  # the description is not a secret's
+    for snippet in inside:
+        judged = redact_snippet(snippet)
+        assert judged.kinds == ("assignment",)
+        assert judged.text.splitlines()[0] == "    [REDACTED:secret]"  # indentation kept, as a whole block's is
+
+
 def test_lines_of_a_snippet_are_redacted_as_the_whole_snippet_is() -> None:
     """An excerpt (the MCP server's) is a few lines of a snippet: lines inside a key block that began above them
     are blanked, though nothing in them says so, and only what was redacted in those lines is counted."""

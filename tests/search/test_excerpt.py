@@ -109,6 +109,21 @@ def test_an_excerpt_inside_a_key_block_is_blanked_and_one_no_snippet_holds_is_re
     assert redacted_excerpt(index, gone).text == 'password = "[REDACTED:secret]"'
 
 
+def test_an_excerpt_inside_a_secret_block_scalar_no_snippet_with_its_name_holds_is_blanked(tmp_path: Path) -> None:
+    """Lines 61-73 lie only in the second window (51-74), which starts inside the `password: |` body: an agent is
+    returned them blanked, counted as secrets (the marker's kind), not as a private key."""
+    secret = [f"hunter{n:02d}-chosen-pass-line" for n in range(70)]
+    lines = ["service:", "  name: billing", "  password: |", *(f"    {line}" for line in secret), "  port: 8080"]
+    (tmp_path / "values.yaml").write_text("\n".join(lines) + "\n")
+    index = RootIndex(tmp_path, cache_dir=tmp_path / ".cache")
+    index.refresh()
+    match = match_at(index, "values.yaml", 62, 66, None, 1.0)
+    assert match is not None and match.snippet_start_line > 3 and "hunter" in match.excerpt
+    redacted = redacted_excerpt(index, match)
+    assert "hunter" not in redacted.text and redacted.text.count("\n") == match.excerpt.count("\n")
+    assert redacted.kinds and set(redacted.kinds) == {"secret"}
+
+
 def test_a_redacted_excerpt_near_the_size_limit_keeps_every_line_of_its_range(tmp_path: Path) -> None:
     # Eleven URLs with passwords: each marker is longer than the password it stands for, so the redacted excerpt
     # outgrows the limit the excerpt was held to; cut there, it lost its last line and no longer spanned its range.

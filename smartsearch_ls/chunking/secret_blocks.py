@@ -1,0 +1,66 @@
+"""YAML block scalars whose name says secret, found on the whole file, so that a snippet starting inside one's body
+knows it does.
+
+`password: |` puts its value on the more-indented lines below, and such a value (a certificate, a list of
+passwords, a `.netrc` kept in a Helm values file) can be longer than the lines two snippets share (windows overlap
+by 10): the snippet after the one holding `password: |` may start in its body, and nothing in its own text names a
+secret, so redacting each snippet on its own sent those lines to the judge. The chunker therefore marks each
+snippet that starts below a block's `name: |` line and no later than its last line (`Snippet.secret_until`), and
+the redactor (`judge.redact`) blanks those lines as it blanks the body of a block it sees whole.
+
+The mark is given by the name alone, conservatively: whether a value is a secret is the redactor's decision
+(`judge.secret_assignments.is_secret`, which reads the value's first line), chunking may not import the judge, and
+a snippet that starts inside the body does not hold that first line. So every block scalar whose name holds a
+secret word is marked, and a continuation of one whose value the redactor would have let through (`token: |`
+above a sentence, `author: |`) is blanked too: a few lines of a config value lost to search, where the other way
+would send a secret that the snippet above it was redacted of.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from smartsearch_ls.chunking.snippet import Snippet
+
+YAML_BLOCK = re.compile(
+    r"^(?P<lead>(?P<indent>[ \t]*)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
+    r"[A-Za-z_][\w.-]{0,80})[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\n)"
+    r"(?P<body>(?:(?P=indent)[ \t]+[^\n]*(?:\n|$))+)",
+    re.MULTILINE,
+)
+"""YAML's block scalar (`password: |` and the more-indented lines under it): the value is on the lines below.
+Shared with the redactor (`judge.secret_assignments`), which decides on the value when it sees the whole block."""
+
+
+_HEAD = re.compile(r":[ \t]*[|>][-+0-9]*[ \t]*$", re.MULTILINE)
+"""The end of a block scalar's `name: |` line. Chunking looks for it first and tries `YAML_BLOCK` only on the lines
+it ends: nearly every source file holds a `|` or a `>`, and trying the name's look-ahead at every line start cost
+as much as a fifth of chunking a tree of Python."""
+
+
+def secret_blocks(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """(first, last) 1-based lines of each block scalar under a secret-sounding name: its `name: |` line to its
+    body's last line. Lines are joined with `\\n`, so a file with `\\r\\n` line ends is read as any other."""
+    text = "\n".join(lines)
+    blocks: list[tuple[int, int]] = []
+    line, at, after = 1, 0, 0
+    for head in _HEAD.finditer(text):
+        start = text.rfind("\n", 0, head.start()) + 1
+        if start < after or (found := YAML_BLOCK.match(text, start)) is None:
+            continue  # a line of a block already found, or no block (a name without a secret word, no body)
+        line += text.count("\n", at, start)
+        at, after = start, found.end()
+        body = found["body"]
+        blocks.append((line, line + body.count("\n") + (0 if body.endswith("\n") else 1)))
+    return blocks
+
+
+def mark_secret_continuations(snippets: Sequence[Snippet], blocks: Sequence[tuple[int, int]]) -> list[Snippet]:
+    """The snippets, each one that starts inside a block's body (below its `name: |` line) carrying the block's
+    last line."""
+    marked = []
+    for snippet in snippets:
+        inside = next((last for first, last in blocks if first < snippet.start_line <= last), 0)
+        marked.append(snippet.replace(secret_until=inside) if inside else snippet)
+    return marked

@@ -1,0 +1,27 @@
+"""A YAML block scalar under a secret-sounding name is found on the whole file: a snippet that starts in its body
+carries the block's last line (`Snippet.secret_until`), which its own text cannot tell, and only such a snippet."""
+
+from smartsearch_ls.chunking import chunk_file
+from smartsearch_ls.chunking.secret_blocks import secret_blocks
+from smartsearch_ls.chunking.snippet import split_lines
+
+
+def test_snippets_starting_inside_a_secret_block_scalar_are_marked_and_others_are_not() -> None:
+    lines = ["service:", "  name: billing", "  password: |"]  # the block: lines 3-73
+    lines += [f"    line{n:02d}-of-the-secret" for n in range(70)]
+    lines += ["  description: |"]  # 74-144: no secret word in its name
+    lines += [f"    line{n:02d} of what the service does" for n in range(70)]
+    lines += ["  port: 8080"]
+    snippets = chunk_file("deploy/values.yaml", "\n".join(lines) + "\n").snippets
+    inside = [s for s in snippets if 3 < s.start_line <= 73]
+    assert inside, [(s.start_line, s.end_line) for s in snippets]
+    for snippet in snippets:
+        expected = 73 if snippet in inside else 0
+        assert (snippet.secret_until, snippet.key_until) == (expected, 0), (snippet.start_line, snippet.end_line)
+
+
+def test_block_scalars_are_found_by_their_name_whatever_their_value_and_line_ends() -> None:
+    """By the name alone (chunking cannot ask the judge's `is_secret`): `token: >` over prose is marked too."""
+    text = "a: 1\r\ntoken: >-\r\n  some words\r\n  more words\r\n\r\nnotes: |\r\n  free text\r\nkey: |\n  k\n"
+    assert secret_blocks(split_lines(text)) == [(2, 4), (8, 9)]
+    assert secret_blocks(["password: |", "no body under it", "secret: value"]) == []
