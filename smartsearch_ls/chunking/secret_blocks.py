@@ -25,12 +25,13 @@ from smartsearch_ls.chunking.snippet import Snippet
 
 YAML_BLOCK = re.compile(
     r"^(?P<lead>(?P<indent>[ \t]*)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
-    r"[A-Za-z_][\w.-]{0,80})[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\n)"
+    r"[A-Za-z_][\w.-]{0,80})[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\r?\n)"
     r"(?P<body>(?:(?P=indent)[ \t]+[^\n]*(?:\n|$))+)",
     re.MULTILINE,
 )
-"""YAML's block scalar (`password: |` and the more-indented lines under it): the value is on the lines below.
-Shared with the redactor (`judge.secret_assignments`), which decides on the value when it sees the whole block."""
+"""YAML's block scalar (`password: |` and the more-indented lines under it): the value is on the lines below, and a
+`\\r\\n` line end is one (the redactor reads a snippet's text as the file writes it). Shared with the redactor
+(`judge.secret_assignments`), which decides on the value when it sees the whole block."""
 
 
 _HEAD = re.compile(r":[ \t]*[|>][-+0-9]*[ \t]*$", re.MULTILINE)

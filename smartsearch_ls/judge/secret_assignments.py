@@ -206,7 +206,11 @@ def redacted_block(found: re.Match[str], mark: str) -> str | None:
     first = next((line.strip() for line in lines if line.strip()), "")
     if not is_secret(found["name"], first, quoted=True):
         return None
-    kept = [line[: len(line) - len(line.lstrip())] + mark if line.strip() else line for line in lines]
+    # A `\r` line end is kept: the judged text keeps the snippet's line count and line ends.
+    kept = [
+        line[: len(line) - len(line.lstrip())] + mark + line[len(line.rstrip("\r")) :] if line.strip() else line
+        for line in lines
+    ]
     return found["lead"] + "\n".join(kept)
 
 

@@ -147,6 +147,16 @@ def test_a_secret_block_scalar_cut_between_snippets_is_redacted_in_every_one() -
         assert judged.text.splitlines()[0] == "    [REDACTED:secret]"  # indentation kept, as a whole block's is
 
 
+def test_a_secret_block_scalar_with_crlf_line_ends_is_redacted_and_keeps_them() -> None:
+    """A `password: |` line ending in `\\r\\n` was not taken for a block scalar's head, and its value was sent."""
+    text = "db:\r\n  password: |\r\n    hunter2hunter2\r\n    second-line-of-it\r\n  host: x\r\n"
+    redacted = redact_snippet(Snippet("deploy/values.yaml", 1, 5, text))
+    assert "hunter2" not in redacted.text and "second-line" not in redacted.text and redacted.kinds == ("assignment",)
+    assert redacted.text == text.replace("hunter2hunter2", "[REDACTED:secret]").replace(
+        "second-line-of-it", "[REDACTED:secret]"
+    )
+
+
 def test_lines_of_a_snippet_are_redacted_as_the_whole_snippet_is() -> None:
     """An excerpt (the MCP server's) is a few lines of a snippet: lines inside a key block that began above them
     are blanked, though nothing in them says so, and only what was redacted in those lines is counted."""
