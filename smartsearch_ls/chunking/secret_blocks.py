@@ -19,6 +19,7 @@ would send a secret that the snippet above it was redacted of.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from smartsearch_ls.chunking.snippet import Snippet
@@ -26,11 +27,12 @@ from smartsearch_ls.chunking.snippet import Snippet
 YAML_BLOCK = re.compile(
     r"^(?P<lead>(?P<indent>[ \t]*)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
     r"[A-Za-z_][\w.-]{0,80})[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\r?\n)"
-    r"(?P<body>(?:(?P=indent)[ \t]+[^\n]*(?:\n|$))+)",
+    r"(?P<body>(?:(?P=indent)[ \t]+[^\n]*(?:\n|$))(?:(?:[ \t]*\r?\n)*(?P=indent)[ \t]+[^\n]*(?:\n|$))*)",
     re.MULTILINE,
 )
-"""YAML's block scalar (`password: |` and the more-indented lines under it): the value is on the lines below, and a
-`\\r\\n` line end is one (the redactor reads a snippet's text as the file writes it). Shared with the redactor
+"""YAML's block scalar (`password: |` and the more-indented lines under it): the value is on the lines below, empty
+lines between them included (a bundle of certificates, a value of several paragraphs), and a `\\r\\n` line end is
+one (the redactor reads a snippet's text as the file writes it). Shared with the redactor
 (`judge.secret_assignments`), which decides on the value when it sees the whole block."""
 
 
@@ -60,8 +62,10 @@ def secret_blocks(lines: Sequence[str]) -> list[tuple[int, int]]:
 def mark_secret_continuations(snippets: Sequence[Snippet], blocks: Sequence[tuple[int, int]]) -> list[Snippet]:
     """The snippets, each one that starts inside a block's body (below its `name: |` line) carrying the block's
     last line."""
+    firsts = [first for first, _ in blocks]  # in order and apart: a line's block is found by bisection
     marked = []
     for snippet in snippets:
-        inside = next((last for first, last in blocks if first < snippet.start_line <= last), 0)
+        at = bisect_right(firsts, snippet.start_line - 1) - 1
+        inside = blocks[at][1] if at >= 0 and snippet.start_line <= blocks[at][1] else 0
         marked.append(snippet.replace(secret_until=inside) if inside else snippet)
     return marked

@@ -25,3 +25,13 @@ def test_block_scalars_are_found_by_their_name_whatever_their_value_and_line_end
     text = "a: 1\r\ntoken: >-\r\n  some words\r\n  more words\r\n\r\nnotes: |\r\n  free text\r\nkey: |\n  k\n"
     assert secret_blocks(split_lines(text)) == [(2, 4), (8, 9)]
     assert secret_blocks(["password: |", "no body under it", "secret: value"]) == []
+
+
+def test_a_block_goes_on_past_empty_lines_in_its_value_and_many_blocks_are_marked_alike() -> None:
+    assert secret_blocks(["password: |", "  a", "", "  b", "", "next: 1"]) == [(1, 4)]
+    lines = [line for n in range(300) for line in (f"api_key_{n}: |", "  value", "")]
+    snippets = chunk_file("values.yaml", "\n".join(lines) + "\n").snippets
+    blocks = secret_blocks(lines)
+    for snippet in snippets:
+        inside = next((last for first, last in blocks if first < snippet.start_line <= last), 0)
+        assert snippet.secret_until == inside

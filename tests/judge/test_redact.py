@@ -207,3 +207,18 @@ def test_an_assignment_below_any_text_is_found_on_its_own_line(before: str) -> N
     assert "hunter2hunter2" not in redacted.text and redacted.kinds == ("assignment",)
     assert redacted.text.splitlines()[0] == before and redacted.text.count("\n") == code.count("\n")
     assert 'user = "alice"' in redacted.text and "port = 5432" in redacted.text
+
+
+def test_a_secret_block_scalar_with_empty_lines_in_its_value_is_redacted_past_them() -> None:
+    """YAML counts empty lines inside a block scalar as part of it (certificates of a bundle, a value's paragraphs):
+    the value went on being sent after its first empty line, in the snippet that holds `password: |` and in the next."""
+    secret = [f"hunter{n:02d}-chosen-pass-line" for n in range(70)]
+    body = [("" if n % 20 == 19 else f"    {line}") for n, line in enumerate(secret)]
+    lines = ["service:", "  password: |", *body, "  port: 8080"]
+    snippets = chunk_file("deploy/values.yaml", "\n".join(lines) + "\n").snippets
+    assert len(snippets) > 1
+    for snippet in snippets:
+        judged = redact_snippet(snippet)
+        assert not any(line in judged.text for line in secret), (snippet.start_line, judged.text)
+        assert judged.text.count("\n") == snippet.text.count("\n")
+    assert "port: 8080" in redact_snippet(snippets[-1]).text
