@@ -140,7 +140,10 @@ class SmartSearchTool:
             return _error(str(error))
         except Exception as error:  # an engine bug must not end the session: the model reads it, stderr has the rest
             log.exception("%s crashed", TOOL)
-            return _error(f"{TOOL} failed unexpectedly ({type(error).__name__}: {error}); the server's log has more.")
+            # An unforeseen error's text may quote what it failed on (a line of a file), and the agent's model is
+            # usually hosted: it is redacted as the excerpts are.
+            said = redact_shown(f"{type(error).__name__}: {error}").text
+            return _error(f"{TOOL} failed unexpectedly ({said}); the server's log has more.")
         text = types.TextContent(type="text", text=json.dumps(result, indent=1))
         return types.CallToolResult(content=[text], structured_content=result)
 

@@ -209,3 +209,23 @@ async def test_excerpts_returned_to_an_agent_are_redacted_where_the_command_line
     environment = {**os.environ, "XDG_CACHE_HOME": str(SHARED_XDG_CACHE)}
     done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120, check=True)
     assert json.loads(done.stdout)["matches"][0]["excerpt"].startswith('SECRET_KEY = "sk-proj-abcdefghij')
+
+
+async def test_an_unexpected_failure_reaches_the_agent_with_its_secrets_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine bug's message may quote the line it failed on; the agent's model is mostly hosted. In-process: no
+    request makes the real server fail unexpectedly, which is the point of the rest of this file."""
+    from smartsearch_ls.folder_search import settings_from
+    from smartsearch_ls.mcp_server import SmartSearchTool
+
+    tool = SmartSearchTool(settings_from({"cacheDir": str(tmp_path / "cache")}))
+
+    async def crash(arguments: dict[str, Any]) -> None:
+        raise RuntimeError('cannot read line 3: password = "hunter2hunter2"')
+
+    monkeypatch.setattr(tool, "_search", crash)
+    answer = await tool.call({"query": "anything", "directory": str(tmp_path)})
+    (text,) = [c.text for c in answer.content]
+    assert answer.is_error and "RuntimeError" in text and "cannot read line 3" in text
+    assert "hunter2hunter2" not in text and "[REDACTED:" in text
