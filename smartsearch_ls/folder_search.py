@@ -29,7 +29,7 @@ from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import JudgeConfig, JudgeFailed
 from smartsearch_ls.judge.redact import tally_redactions
-from smartsearch_ls.judge.resolve import LOCAL, JudgeUnavailable, configured_judge
+from smartsearch_ls.judge.resolve import JudgeUnavailable, configured_judge, is_local
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import InvalidQuery, Mode, QueryParams, SearchRequest
 from smartsearch_ls.search.result import Match, SearchResult
@@ -109,7 +109,7 @@ async def search_folder(
     # The embedded judge embeds its candidates anyway (and shares the vectors), so the semantic side of the
     # shortlist costs nothing extra then; with a hosted judge it would cost seconds per one-shot run. Symbol and
     # path searches embed nothing and do not read the vectors.
-    local_judge = judge is not None and settings.judge.model == LOCAL
+    local_judge = judge is not None and is_local(settings.judge.model)
     dense = await asyncio.to_thread(folder.vectors) if local_judge and settings.semantic else None
     scope = Scope(folder.index, "", GlobSet.of(params.glob or ()))
     request = SearchRequest.of(params, settings, [scope], mode, dense=[dense] if dense is not None else [])

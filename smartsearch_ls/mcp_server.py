@@ -43,7 +43,7 @@ from smartsearch_ls.folder_search import FAILURES, FolderIndex, folder_of, judge
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.redact import RedactionTally, redact_shown
-from smartsearch_ls.judge.resolve import LOCAL
+from smartsearch_ls.judge.resolve import is_local
 from smartsearch_ls.judge.secret_assignments import syntax_of
 from smartsearch_ls.search.excerpt import redacted_excerpt
 from smartsearch_ls.search.request import InvalidQuery, QueryParams, parse_params
@@ -128,7 +128,7 @@ class SmartSearchTool:
                 read_only_hint=True,
                 idempotent_hint=True,
                 # A hosted judge is sent the shortlisted snippets (secrets redacted); the embedded one runs here.
-                open_world_hint=self.settings.judge.model != LOCAL,
+                open_world_hint=not is_local(self.settings.judge.model),
             ),
         )
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smartsearch_ls.folder_search import FolderIndex
-from smartsearch_ls.judge.resolve import LOCAL
+from smartsearch_ls.judge.resolve import is_local
 from smartsearch_ls.settings import Settings
 
 EMBED_BATCH = 32
@@ -50,7 +50,7 @@ def prepare(root: Path, settings: Settings, report: Report | None = None) -> Pre
     dense = folder.vectors()
     if not dense.available():
         return Prepared(files, skipped, index.snippet_count, 0, semantic=False)
-    reads = settings.judge.model.strip() == LOCAL
+    reads = is_local(settings.judge.model)
     dense.reads_readings = lambda: reads
     saved = time.monotonic()
     try:

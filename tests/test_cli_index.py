@@ -48,3 +48,17 @@ def test_for_a_model_judge_only_the_code_is_embedded(tmp_path: Path) -> None:
 def test_a_folder_that_is_not_one_is_refused(tmp_path: Path) -> None:
     done = run(["index", "--root", str(tmp_path / "missing")], None, tmp_path)
     assert done.returncode == 2 and "--root" in done.stderr and "is not a directory" in done.stderr
+
+
+def test_the_embedded_judge_named_with_spaces_is_the_embedded_judge_throughout(tmp_path: Path) -> None:
+    """`" local "` is resolved to the embedded judge, and the rest (its semantic shortlist, its name in the result)
+    must read it alike: the command line compared the name as written and left the vectors out."""
+    answers = []
+    for name, judge in (("plain", "local"), ("spaced", " local ")):
+        project = write_tree(tmp_path / name / "project", SAMPLE_PROJECT)
+        done = run([*QUERY, "--root", str(project), "--judge", judge], None, tmp_path / name)
+        assert done.returncode == 0, done.stderr
+        answers.append(json.loads(done.stdout))
+    plain, spaced = answers
+    assert spaced["judge"] == plain["judge"] == "local"
+    assert spaced["warnings"] == plain["warnings"] and spaced["matches"] == plain["matches"]

@@ -26,6 +26,12 @@ LOCAL = "local"
 """The embedded judge: no account, no network, source never leaves the machine."""
 
 
+def is_local(name: str) -> bool:
+    """Whether a judge name from settings is the embedded judge, read as `resolve_judge` reads it (spaces around it
+    ignored): what it embeds, imports and warms up follows from this one answer everywhere."""
+    return name.strip() == LOCAL
+
+
 class JudgeUnavailable(Exception):
     """The configured judge cannot be built; the message says how to fix it."""
 
@@ -36,7 +42,7 @@ def resolve_judge(name: str) -> Model | ShortlistJudge:
     name = name.strip()
     if not name:
         raise JudgeUnavailable("No judge is configured: set `judge.model` (default `local`).")
-    if name == LOCAL:
+    if is_local(name):
         try:
             return load_local_model()
         except ImportError as error:  # the runtime of the embedded judge is missing
@@ -59,7 +65,7 @@ def resolve_judge(name: str) -> Model | ShortlistJudge:
 def configured_judge(settings: Settings) -> JudgeConfig:
     """The judge the settings name, with their timeout and concurrency; raises `JudgeUnavailable` (see
     `resolve_judge`). Blocks while the model loads: async callers run it in a worker thread."""
-    name = settings.judge.model
+    name = settings.judge.model.strip()  # named in results as resolved
     return JudgeConfig(resolve_judge(name), judge_name(name), settings.judge.timeout, settings.concurrency)
 
 

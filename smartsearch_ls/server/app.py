@@ -27,7 +27,7 @@ from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, lsp_meth
 
 from smartsearch_ls import __version__
 from smartsearch_ls.judge.cache import JudgmentCache
-from smartsearch_ls.judge.resolve import LOCAL
+from smartsearch_ls.judge.resolve import is_local
 from smartsearch_ls.server.folders import Folders
 from smartsearch_ls.server.framing import FRAMING_ERROR_METHOD
 from smartsearch_ls.server.progress import EmbeddingReporter
@@ -171,7 +171,7 @@ class SmartSearchServer(LanguageServer):
 
     def judge_reads_readings(self) -> bool:
         """Whether the configured judge reads what the index embeds of a snippet besides its code: only `local`."""
-        return self.settings.judge.model.strip() == LOCAL
+        return is_local(self.settings.judge.model)
 
     def apply_settings(self, incoming: object, source: str) -> None:
         """Merge settings; each bad key is reported to the user and the previous value kept."""

@@ -23,7 +23,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from smartsearch_ls.judge.loading import load_local_model
-from smartsearch_ls.judge.resolve import LOCAL
+from smartsearch_ls.judge.resolve import is_local
 from smartsearch_ls.lazy_imports import HEAVY_IMPORTS
 from smartsearch_ls.server.app import SmartSearchServer
 from smartsearch_ls.server.folders import Folder, Folders
@@ -124,7 +124,7 @@ def import_model_judging(judge: str) -> None:
     the interpreter with these imports made them late. Not before indexing starts either: the imports would delay
     a cold build's workers for nothing. A search that arrives before the imports end waits for them where
     it resolves its judge (`HEAVY_IMPORTS`, in a worker thread)."""
-    if judge.strip() == LOCAL:
+    if is_local(judge):
         return
     try:
         with HEAVY_IMPORTS:
@@ -135,7 +135,7 @@ def import_model_judging(judge: str) -> None:
 
 def start_model_warmup(server: SmartSearchServer) -> None:
     """Load the embedded model in the background if the settings need it and no load has run or is running."""
-    if server.settings.judge.model.strip() != LOCAL and not server.settings.semantic:
+    if not is_local(server.settings.judge.model) and not server.settings.semantic:
         return
     if server.model_warmup is not None:
         return  # loading, loaded, or failed with a reason the search that needs the model will repeat

@@ -25,7 +25,7 @@ from smartsearch_ls.index.dense import DenseIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.contract import JudgeConfig, JudgeFailed
 from smartsearch_ls.judge.redact import tally_redactions
-from smartsearch_ls.judge.resolve import LOCAL, JudgeUnavailable, configured_judge
+from smartsearch_ls.judge.resolve import JudgeUnavailable, configured_judge, is_local
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import InvalidQuery, Mode, QueryParams, SearchRequest, parse_params
 from smartsearch_ls.search.result import Match, PartialMatches, SearchResult, summary
@@ -145,7 +145,7 @@ async def run_search(
         limit=limit,
         # The local judge embeds its candidates anyway (sharing the vectors); with another judge, embedding
         # them here would add seconds to every search until background embedding has caught up.
-        embed_missing=None if settings.judge.model == LOCAL else 0,
+        embed_missing=None if is_local(settings.judge.model) else 0,
         working_set=server.folders.working_set(server.edited),
     )
     judge = await judge_for(server) if routed == "behavior" else None
