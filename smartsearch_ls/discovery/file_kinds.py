@@ -18,8 +18,19 @@ TEST_PATH = re.compile(
 )
 """Test files by the conventions of pytest, Go, Jest and RSpec."""
 
-ASKS_FOR_TESTS = re.compile(r"\b(tests?|tested|testing|specs?|unit ?tests?|fixtures?|asserts?)\b", re.IGNORECASE)
-"""A question about tests (`where do we test retries`): then a test is what it wants, not a lesser answer."""
+ASKS_FOR_TESTS = re.compile(
+    r"\b(?:(?:unit|integration|end[- ]to[- ]end|e2e|regression|snapshot)[- ]?tests?"
+    r"|tests? (?:suites?|cases?|files?|fixtures?|helpers?)|spec files?|fixtures?"
+    r"|tested|(?:do|does|did) we test|(?:test|tests|testing) (?:that|whether|which|for (?:the|a|an|our|its))"
+    r"|(?:the|our|its|their|which|what|any|in|existing|some) tests|specs? (?:for|that|of (?:the|a|an|our|its)))\b",
+    re.IGNORECASE,
+)
+"""A question about tests (`where do we test that retries stop`, `unit tests for the parser`, `which tests cover
+X`): then a test is what it wants, not a lesser answer. The word alone does not say so: code tests things too (`a
+filter value makes matching test truthiness`, `simplified into an ends-with test`, `testing for numbers`, `passes
+a test`, `a type spec`), and read as asking for tests such questions kept the test files that repeat their words
+ahead of the code that answers. So it takes tests as the thing sought: a kind of test, tests with a determiner,
+something tested, a test of or that."""
 
 T = TypeVar("T")
 
