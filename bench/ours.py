@@ -9,7 +9,8 @@ Four rankings per query, all from the real code paths:
 The shortlist is computed with `shortlist()` before each search, with the arguments `search()` passes it, so
 shortlist recall@K is measured on exactly what the judge saw (a second call inside `search()` finds the
 vectors already there). Hits are reported at the snippet's span (`snippet_start_line..snippet_end_line`), as
-the baselines and the peer are, so every row is scored the same way.
+the baselines and the peer are, so every row is scored the same way; a match that lists copies of its code in other
+files (`search.copies`) is a hit when one of them is.
 
 Vectors: with `embed_all` the corpus is embedded first (a server after its background embedding); otherwise
 only what the shortlist embeds at search time (the best lexical candidates), which is a server's first minutes.
@@ -34,6 +35,7 @@ from smartsearch_ls.judge.contract import JudgeConfig
 from smartsearch_ls.judge.resolve import judge_name, resolve_judge
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
+from smartsearch_ls.search.result import Match
 
 CONFIGS = (
     "ours-bm25+local",
@@ -64,6 +66,14 @@ class SetRun:
 def candidate_spans(found: Sequence[Candidate]) -> tuple[metrics.Span, ...]:
     """Shortlisted snippets as the metrics score them: (path, first line, last line)."""
     return tuple((c.snippet.path, c.snippet.start_line, c.snippet.end_line) for c in found)
+
+
+def shown_span(match: Match, gold: Sequence[metrics.Span]) -> metrics.Span:
+    """The match's span, or the span of one of its copies (`Match.copies`) that is a gold answer: the answer lists
+    the copies with the match, so the copy a question's gold names is found there."""
+    spans = [(match.path, match.snippet_start_line, match.snippet_end_line)]
+    spans += [(c.path, c.snippet_start_line, c.snippet_end_line) for c in match.copies]
+    return next((span for span in spans if metrics.is_hit(span, gold)), spans[0])
 
 
 def open_corpus(
@@ -132,7 +142,7 @@ def run_set(
                 started = time.perf_counter()
                 result = await search(request, judge, judgments)
                 run.seconds[config] += time.perf_counter() - started
-                hits = tuple((m.path, m.snippet_start_line, m.snippet_end_line) for m in result.matches)
+                hits = tuple(shown_span(m, case.gold) for m in result.matches)
                 run.results[config].append(metrics.QueryResult(hits, listed))
             if number % 10 == 0 or number == len(cases):
                 log(f"  {name}: {number}/{len(cases)} queries")

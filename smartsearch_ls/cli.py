@@ -211,6 +211,9 @@ def _print_human(result: SearchResult, *, explain: bool = False) -> None:
             print(f"    {line}")
         if explain and match.why is not None:
             print(f"    why: {explained(match.why)}")
+        if match.copies:
+            places = ", ".join(f"{c.path}:{c.snippet_start_line}-{c.snippet_end_line}" for c in match.copies)
+            print(f"    same code in: {places}")
         print()
     if result.omitted_matches:
         more = "match" if result.omitted_matches == 1 else "matches"

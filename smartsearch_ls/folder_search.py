@@ -32,7 +32,7 @@ from smartsearch_ls.judge.redact import tally_redactions
 from smartsearch_ls.judge.resolve import JudgeUnavailable, configured_judge, is_local
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import InvalidQuery, Mode, QueryParams, SearchRequest
-from smartsearch_ls.search.result import Match, SearchResult
+from smartsearch_ls.search.result import Copy, Match, SearchResult
 from smartsearch_ls.search.routing import route
 from smartsearch_ls.search.wire import result_wire
 from smartsearch_ls.settings import Settings, merge
@@ -140,4 +140,9 @@ def to_json(result: SearchResult) -> dict[str, Any]:
             "snippet_end_line": match.snippet_end_line,
         }
 
-    return result_wire(result, place, lambda path: path.as_uri(), lambda u: {"path": u.path, "line": u.line})
+    def copy_place(copy: Copy) -> dict[str, Any]:
+        return {"snippet_start_line": copy.snippet_start_line, "snippet_end_line": copy.snippet_end_line}
+
+    return result_wire(
+        result, place, copy_place, lambda path: path.as_uri(), lambda u: {"path": u.path, "line": u.line}
+    )

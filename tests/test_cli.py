@@ -19,6 +19,7 @@ from smartsearch_ls.index import store
 from smartsearch_ls.index.dense import VECTORS_FORMAT, DenseIndex
 from smartsearch_ls.index.root_index import RootIndex
 from tests.conftest import SAMPLE_PROJECT, write_tree
+from tests.search.test_copies import CJS, ESM
 from tests.support.model_servers import ModelServer
 
 
@@ -108,6 +109,23 @@ def test_a_repeated_glob_searches_the_files_any_of_them_matches(project: Path, t
     assert found("SessionStore", "billing/**", "auth/**") == ["auth/sessions.py"]
     assert found("format_invoice", "*.py", "!billing/**") == []
     assert found("SessionStore", "*.py", "!billing/**")[0] == "auth/sessions.py"
+
+
+def test_the_same_code_in_two_builds_is_one_match_that_names_the_other(tmp_path: Path) -> None:
+    package = write_tree(tmp_path / "package", {"dist/esm/cache.js": ESM, "dist/cjs/cache.js": CJS})
+    args = ["query", "evict the oldest cache entry", "--root", str(package), "--threshold", "0"]
+    human = run(args, None, tmp_path)
+    assert human.returncode == 0, human.stderr
+    first = human.stdout.split("\n\n")[0]
+    assert "evictOldest" in first.splitlines()[0] and first.count("evictOldest(cache)") == 1
+    assert first.splitlines()[-1] in (
+        "    same code in: dist/cjs/cache.js:2-7",
+        "    same code in: dist/esm/cache.js:1-5",
+    )
+    match = json.loads(run([*args, "--json"], None, tmp_path).stdout)["matches"][0]
+    (copy,) = match["copies"]
+    assert {match["path"], copy["path"]} == {"dist/esm/cache.js", "dist/cjs/cache.js"}
+    assert set(copy) == {"path", "snippet_start_line", "snippet_end_line"}
 
 
 def test_a_tests_search_of_a_folder_without_tests_says_so(project: Path, tmp_path: Path) -> None:

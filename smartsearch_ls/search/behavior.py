@@ -2,12 +2,13 @@
 
 The shortlist (`index.shortlist`: BM25 fused with embeddings) picks the `candidates` snippets worth judging; the
 judge (`judge.runner`) scores them, with the shortlist's evidence for a judge that weighs it; those at or above the
-threshold are ranked, overlapping snippets collapse into the best one, among the first `limit` module headers come
-after the code (`answer_order`) and tests after the implementation unless the question asks for tests
-(`file_kinds.implementation_first`), and each is focused on the lines a reader needs (`excerpt`). The shortlist runs
-in a worker thread, so a server's event loop keeps answering. Everything a user needs to trust the answer travels
-with it: coverage counts, whether every snippet in scope was judged, and a warning for each reason the answer may be
-incomplete. The engine (`engine`) calls it for prose queries, after any look-up of the names they contain.
+threshold are ranked, overlapping snippets collapse into the best one, copies of one snippet in other files fold
+into the best (`copies`), among the first `limit` module headers come after the code (`answer_order`) and tests
+after the implementation unless the question asks for tests (`file_kinds.implementation_first`), and each is focused
+on the lines a reader needs (`excerpt`). The shortlist runs in a worker thread, so a server's event loop keeps
+answering. Everything a user needs to trust the answer travels with it: coverage counts, whether every snippet in
+scope was judged, and a warning for each reason the answer may be incomplete. The engine (`engine`) calls it for
+prose queries, after any look-up of the names they contain.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from smartsearch_ls.judge.contract import Evidence, ExplainsShortlists, JudgeCon
 from smartsearch_ls.judge.local.features import query_terms, root_idf
 from smartsearch_ls.judge.runner import judge_snippets
 from smartsearch_ls.search.answer_order import headers_last
+from smartsearch_ls.search.copies import fold_copies
 from smartsearch_ls.search.excerpt import evidence, focus
-from smartsearch_ls.search.result import Coverage, Match, PartialMatches, SearchResult
+from smartsearch_ls.search.result import Copy, Coverage, Match, PartialMatches, SearchResult
 from smartsearch_ls.search.why import why
 
 if TYPE_CHECKING:
@@ -80,7 +82,9 @@ async def behavior_search(
     passing, kept, shown = _ranked(list(zip(found.candidates, scores, strict=True)), request)
     factors = await _factors(judge, request.query, shortlisted, idf) if shown else {}
     judged_pairs = [(c.snippet, s) for c, s in passing]
-    matches = [_to_match(c, s, judged_pairs, request.query, factors.get(id(c.snippet), ())) for c, s in shown]
+    matches = [
+        _to_match(c, s, judged_pairs, request.query, factors.get(id(c.snippet), ()), copies) for c, s, copies in shown
+    ]
     coverage = _coverage(found, judged=len(shortlisted), remembered=tally.remembered)
     if found.files == 0:
         warnings.append(empty_scope() if empty_scope is not None else NO_FILES)
@@ -92,12 +96,15 @@ async def behavior_search(
 
 
 Ranked = list[tuple[Candidate, float]]
+Shown = list[tuple[Candidate, float, Sequence[Candidate]]]
+"""A match to show, with the copies of its snippet in other files (`copies.fold_copies`)."""
 
 
-def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Ranked]:
-    """Those at or above the threshold best first, the same with overlaps collapsed, and the first `limit` of
-    those as shown (implementation before tests unless the question asks for tests). A file of the editor's
-    working set ranks as if `WORKING_SET_BONUS` more relevant; what passes the threshold is not changed by it."""
+def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Shown]:
+    """Those at or above the threshold best first, the same with overlaps collapsed and copies folded, and the
+    first `limit` of those as shown (implementation before tests unless the question asks for tests), each with its
+    copies. A file of the editor's working set ranks as if `WORKING_SET_BONUS` more relevant; what passes the
+    threshold is not changed by it."""
     favored = request.working_set
 
     def rank(item: tuple[Candidate, float]) -> tuple[float, str, int]:
@@ -106,8 +113,10 @@ def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Ran
         return -(score + bonus), candidate.snippet.path, candidate.snippet.start_line
 
     passing = sorted(((c, s) for c, s in scored if s >= request.threshold), key=rank)
-    kept = _collapse_overlaps(passing)
-    code_first = headers_last(kept[: request.limit], lambda item: is_module_header(item[0].snippet))
+    folded = fold_copies(_collapse_overlaps(passing), lambda item: item[0].snippet)
+    kept = [item for item, _ in folded]
+    with_copies = [(c, s, [copy for copy, _ in copies]) for (c, s), copies in folded[: request.limit]]
+    code_first = headers_last(with_copies, lambda item: is_module_header(item[0].snippet))
     shown = implementation_first(
         code_first, lambda item: is_test(item[0].snippet.path, item[0].snippet.symbol), request.query
     )
@@ -134,12 +143,12 @@ class _BestSoFar:
             return
         self._scores.update(passed)
         passing, _, shown = _ranked([(self._candidates[i], s) for i, s in self._scores.items()], self._request)
-        identity = tuple((id(c), s) for c, s in shown)
+        identity = tuple((id(c), s) for c, s, _ in shown)
         if identity == self._shown:
             return
         self._shown = identity
         judged_pairs = [(c.snippet, s) for c, s in passing]
-        self._send([_to_match(c, s, judged_pairs, self._request.query, ()) for c, s in shown])
+        self._send([_to_match(c, s, judged_pairs, self._request.query, (), copies) for c, s, copies in shown])
 
 
 def _idf(scopes: Sequence[Scope], query: str) -> dict[str, float]:
@@ -183,6 +192,7 @@ def _to_match(
     passing: list[tuple[Snippet, float]],
     query: str,
     factors: tuple[tuple[str, float], ...],
+    copies: Sequence[Candidate],
 ) -> Match:
     snippet = candidate.snippet
     excerpt = focus(snippet, query, evidence(snippet, passing))
@@ -195,6 +205,7 @@ def _to_match(
         relevance=score,
         unsaved=candidate.unsaved,
         why=why(query, snippet, excerpt, candidate.cosine, factors),
+        copies=tuple(Copy(c.index.root, c.snippet.path, c.snippet.start_line, c.snippet.end_line) for c in copies),
     )
 
 

@@ -25,6 +25,17 @@ def kind_of(path: str, symbol: str | None = None) -> Literal["test"] | None:
 
 
 @dataclass(frozen=True, slots=True)
+class Copy:
+    """Where else a match's code is, word for word (`search.copies`): another build of the same source, a vendored
+    copy. Lines are 1-based, inclusive: the copy's whole snippet."""
+
+    root: Path
+    path: str
+    snippet_start_line: int
+    snippet_end_line: int
+
+
+@dataclass(frozen=True, slots=True)
 class Match:
     """One relevant snippet with a focused excerpt of at most 12 lines. Lines are 1-based, inclusive."""
 
@@ -44,6 +55,8 @@ class Match:
     """How it was found: `declaration`, `reference`, `import`, `judged`, `path`, `related` (README, "Query shapes")."""
     why: Why | None = None
     """The evidence behind a judged match's score; None for a look-up's match."""
+    copies: tuple[Copy, ...] = ()
+    """The same code in other files, folded into this match (a judged match only)."""
 
     @classmethod
     def of(
@@ -58,6 +71,7 @@ class Match:
         unsaved: bool = False,
         source: str | None = None,
         why: Why | None = None,
+        copies: tuple[Copy, ...] = (),
     ) -> Match:
         """A match showing `excerpt` (`(start_line, end_line, text)`) of the snippet (or declaration) whose lines
         `snippet` spans, in `path` under `root`; test files are labeled and the relevance rounded to 3 places."""
@@ -76,6 +90,7 @@ class Match:
             unsaved=unsaved,
             source=source,
             why=why,
+            copies=copies,
         )
 
 

@@ -9,14 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
-from smartsearch_ls.search.result import Match, SearchResult
+from smartsearch_ls.search.result import Copy, Match, SearchResult
 
 Place = Callable[[Match], dict[str, Any]]
 """The match's location fields: `location` + `snippetRange`, or `start_line`..`snippet_end_line`."""
+CopyPlace = Callable[[Copy], dict[str, Any]]
+"""Where a copy of a match's code is: `uri` + `snippetRange`, or `snippet_start_line`..`snippet_end_line`."""
 Uri = Callable[[Path], str]
 
 
-def match_wire(m: Match, place: Place) -> dict[str, Any]:
+def match_wire(m: Match, place: Place, copy_place: CopyPlace) -> dict[str, Any]:
     """One match of the contract's result (also what a streamed search's partial results carry)."""
     return {
         **place(m),
@@ -28,11 +30,16 @@ def match_wire(m: Match, place: Place) -> dict[str, Any]:
         "unsaved": m.unsaved,
         "source": m.source,
         "why": m.why.wire() if m.why is not None else None,
+        "copies": [{"path": c.path, **copy_place(c)} for c in m.copies],
     }
 
 
 def result_wire(
-    result: SearchResult, place: Place, uri: Uri, import_place: Callable[[UnresolvedImport], Any]
+    result: SearchResult,
+    place: Place,
+    copy_place: CopyPlace,
+    uri: Uri,
+    import_place: Callable[[UnresolvedImport], Any],
 ) -> dict[str, Any]:
     """The contract's result object, with the extensions documented in README."""
     coverage = result.coverage
@@ -44,7 +51,7 @@ def result_wire(
         return fields
 
     return {
-        "matches": [match_wire(m, place) for m in result.matches],
+        "matches": [match_wire(m, place, copy_place) for m in result.matches],
         "omittedMatches": result.omitted_matches,
         "coverage": {
             "files": coverage.files,

@@ -10,7 +10,7 @@ from lsprotocol.converters import get_converter
 from pygls.uris import from_fs_path
 
 from smartsearch_ls.search.openable import FileCandidate, UnresolvedImport
-from smartsearch_ls.search.result import Match, SearchResult
+from smartsearch_ls.search.result import Copy, Match, SearchResult
 from smartsearch_ls.search.wire import Place, match_wire, result_wire
 
 
@@ -32,7 +32,7 @@ def excerpt_range(match: Match, encoding: str) -> types.Range:
     )
 
 
-def snippet_range(match: Match) -> types.Range:
+def snippet_range(match: Match | Copy) -> types.Range:
     """The judged snippet's lines, whole: it ends where the line after it starts."""
     return types.Range(
         start=types.Position(line=match.snippet_start_line - 1, character=0),
@@ -40,7 +40,7 @@ def snippet_range(match: Match) -> types.Range:
     )
 
 
-def uri_of(match: Match | FileCandidate | UnresolvedImport) -> str:
+def uri_of(match: Match | Copy | FileCandidate | UnresolvedImport) -> str:
     return file_uri(match.root / match.path)
 
 
@@ -58,14 +58,14 @@ _CONVERTER = get_converter()
 
 def result_dict(result: SearchResult, encoding: str) -> dict[str, Any]:
     """The `smartSearch/query` result, as the contract shapes it."""
-    return result_wire(result, _placer(encoding), file_uri, _import_location)
+    return result_wire(result, _placer(encoding), _copy_place, file_uri, _import_location)
 
 
 def matches_dicts(matches: list[Match], encoding: str) -> list[dict[str, Any]]:
     """Matches as the result shapes them, as plain JSON: a streamed search's partial results travel inside a
     `$/progress` value, which is any JSON and is not converted on the way out."""
     place = _placer(encoding)
-    return [_CONVERTER.unstructure(match_wire(m, place)) for m in matches]
+    return [_CONVERTER.unstructure(match_wire(m, place, _copy_place)) for m in matches]
 
 
 def _placer(encoding: str) -> Place:
@@ -74,6 +74,10 @@ def _placer(encoding: str) -> Place:
         return {"location": location, "snippetRange": snippet_range(match)}
 
     return place
+
+
+def _copy_place(copy: Copy) -> dict[str, Any]:
+    return {"uri": uri_of(copy), "snippetRange": snippet_range(copy)}
 
 
 SYMBOL_KINDS: dict[str, types.SymbolKind] = {

@@ -113,7 +113,7 @@ async def test_a_judged_match_says_why_it_ranked(index: RootIndex) -> None:
     assert best.why.semantic is None or 0 < best.why.semantic <= 1
     assert best.why.lines and all(best.start_line <= line <= best.end_line for line in best.why.lines)
     assert len(best.why.factors) == 3 and all(isinstance(effect, float) for _, effect in best.why.factors)
-    wired = result_wire(result, lambda m: {}, lambda p: p.as_uri(), lambda u: None)["matches"][0]["why"]
+    wired = result_wire(result, lambda m: {}, lambda c: {}, lambda p: p.as_uri(), lambda u: None)["matches"][0]["why"]
     assert set(wired) == {"words", "semantic", "lines", "factors"} and wired["words"]["body"]
     request = SearchRequest("reject expired sessions", [Scope(index)])
     by_function = await search(request, coverage_judge(), JudgmentCache())
@@ -145,10 +145,12 @@ async def test_a_module_header_that_describes_the_behavior_comes_after_the_code_
 
 async def test_overlapping_matches_collapse_into_the_best_within_their_own_file(tmp_path: Path) -> None:
     # A file no outline covers is cut into overlapping line windows (1-60, 51-110, 101-120), and every window
-    # passes at threshold 0: each file shows only windows that do not overlap, and the same lines of another
-    # file are another match.
+    # passes at threshold 0: each file shows only windows that do not overlap, and lines of another file at the same
+    # place are another match (the same lines there would be a copy: test_copies.py).
     rules = "".join(f"rule {i}: reject the expired session\n" for i in range(120))
-    root = write_tree(tmp_path / "project", {"a/sessions.rules": rules, "b/sessions.rules": rules})
+    root = write_tree(
+        tmp_path / "project", {"a/sessions.rules": rules, "b/sessions.rules": rules.replace("rule", "Rule")}
+    )
     index = RootIndex(root)
     index.refresh()
     request = SearchRequest("reject expired session", [Scope(index)], threshold=0.0, limit=50)

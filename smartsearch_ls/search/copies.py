@@ -1,0 +1,53 @@
+"""The same code in several files is one answer, listed with its copies.
+
+A package that ships one library twice (an ES module build beside a CommonJS one, `dist/esm/` and `dist/cjs/`, a
+vendored copy, a bundle beside its sources) holds every function twice, word for word. Each copy scores as the
+other does, so an answer's first ten held five things twice and hid the next five. A snippet whose declaration and
+code are those of a better-ranked one (`copy_key`) is therefore folded into it: the answer shows the best copy
+once and says where the others are (`Match.copies`), so a reader who wants the source rather than the build still
+finds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from smartsearch_ls.chunking.snippet import Snippet
+
+T = TypeVar("T")
+
+_EXPORTED = re.compile(r"^export\s+(?:default\s+)?")
+"""What an ES module build adds in front of a declaration the CommonJS build of the same source leaves bare."""
+
+
+def copy_key(snippet: Snippet) -> tuple[str | None, str]:
+    """Equal for two snippets that are copies: the same declaration with the same code, its lines compared without
+    their indentation (a build re-indents), without empty lines and without an ES module's `export`."""
+    lines = (_EXPORTED.sub("", line.strip()) for line in snippet.text.splitlines())
+    code = "\n".join(line for line in lines if line)
+    return snippet.symbol, hashlib.sha1(code.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fold_copies(items: Sequence[T], snippet_of: Callable[[T], Snippet]) -> list[tuple[T, list[T]]]:
+    """`items` (best first) with each copy of an earlier item folded into it: every item kept, in order, with the
+    later items that are its copies, in theirs. Copies in one file are not folded: two equal declarations of one
+    file (overloads, a method of two classes in a file) are two places a reader may need."""
+    kept: list[tuple[T, list[T]]] = []
+    first: dict[tuple[str | None, str], tuple[str, list[T]]] = {}
+    for item in items:
+        snippet = snippet_of(item)
+        key = copy_key(snippet)
+        found = first.get(key)
+        if found is not None and found[0] != snippet.path:
+            found[1].append(item)
+            continue
+        if found is None:
+            copies: list[T] = []
+            first[key] = (snippet.path, copies)
+            kept.append((item, copies))
+        else:
+            kept.append((item, []))
+    return kept

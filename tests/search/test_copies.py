@@ -1,0 +1,93 @@
+"""The same code in two builds of one package is one answer that lists its copies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+
+from smartsearch_ls.chunking.snippet import Snippet
+from smartsearch_ls.index.root_index import RootIndex
+from smartsearch_ls.index.shortlist import Scope
+from smartsearch_ls.judge.cache import JudgmentCache
+from smartsearch_ls.search.copies import copy_key, fold_copies
+from smartsearch_ls.search.engine import search
+from smartsearch_ls.search.request import SearchRequest
+from smartsearch_ls.server.lsp_json import result_dict
+from tests.conftest import write_tree
+from tests.support.judges import coverage_judge
+
+ESM = """export function evictOldest(cache) {
+  const oldest = cache.order.shift();
+  cache.entries.delete(oldest);
+  return oldest;
+}
+
+export function touchEntry(cache, key) {
+  cache.order.push(key);
+}
+"""
+
+# The CommonJS build of the same source: the function bare, re-indented, exported at the end.
+CJS = """"use strict";
+function evictOldest(cache) {
+    const oldest = cache.order.shift();
+
+    cache.entries.delete(oldest);
+    return oldest;
+}
+function touchEntry(cache, key) {
+    cache.order.push(key);
+}
+exports.evictOldest = evictOldest;
+exports.touchEntry = touchEntry;
+"""
+
+
+def test_a_build_s_copy_has_the_key_of_its_source_and_a_changed_line_does_not() -> None:
+    esm = Snippet("dist/esm/cache.js", 1, 5, ESM.split("\n\n")[0], "evictOldest")
+    cjs = Snippet("dist/cjs/cache.js", 2, 7, CJS.split("function touchEntry")[0].split("\n", 1)[1], "evictOldest")
+    assert copy_key(esm) == copy_key(cjs)
+    changed = Snippet("src/cache.js", 1, 5, ESM.split("\n\n")[0].replace("shift", "pop"), "evictOldest")
+    renamed = Snippet("dist/cjs/cache.js", 2, 7, cjs.text, "evictNewest")
+    assert copy_key(changed) != copy_key(esm) and copy_key(renamed) != copy_key(esm)
+
+
+def test_copies_fold_into_the_best_ranked_and_equal_code_in_one_file_does_not() -> None:
+    body = "return this.name;"
+    first = Snippet("a.js", 1, 1, body, "toString")
+    same_file = Snippet("a.js", 9, 9, body, "toString")
+    other_file = Snippet("b.js", 1, 1, body, "toString")
+    different = Snippet("b.js", 5, 5, "return this.id;", "toString")
+    folded = fold_copies([first, same_file, different, other_file], lambda s: s)
+    assert folded == [(first, [other_file]), (same_file, []), (different, [])]
+
+
+async def test_a_search_shows_one_build_of_a_function_and_says_where_the_other_is(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "package", {"dist/esm/cache.js": ESM, "dist/cjs/cache.js": CJS})
+    index = RootIndex(root)
+    index.refresh()
+    request = SearchRequest("evict the oldest cache entry", [Scope(index)], threshold=0.0, limit=10)
+    result = await search(request, coverage_judge(), JudgmentCache())
+    evicting = [m for m in result.matches if m.symbol == "evictOldest"]
+    assert len(evicting) == 1
+    (copy,) = evicting[0].copies
+    assert {evicting[0].path, copy.path} == {"dist/esm/cache.js", "dist/cjs/cache.js"}
+    assert (copy.snippet_start_line, copy.snippet_end_line) == (
+        (2, 7) if copy.path.endswith("cjs/cache.js") else (1, 5)
+    )
+    assert [m.symbol for m in result.matches].count("touchEntry") == 1  # its copy folded too, not shown twice
+    wire = get_converter().unstructure(result_dict(result, types.PositionEncodingKind.Utf16))["matches"][
+        result.matches.index(evicting[0])
+    ]["copies"]
+    assert wire == [
+        {
+            "path": copy.path,
+            "uri": (root / copy.path).as_uri(),
+            "snippetRange": {
+                "start": {"line": copy.snippet_start_line - 1, "character": 0},
+                "end": {"line": copy.snippet_end_line, "character": 0},
+            },
+        }
+    ]
