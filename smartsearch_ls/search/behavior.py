@@ -88,7 +88,9 @@ async def behavior_search(
     coverage = _coverage(found, judged=len(shortlisted), remembered=tally.remembered)
     if found.files == 0:
         warnings.append(empty_scope() if empty_scope is not None else NO_FILES)
-    warnings.extend(_behavior_warnings(found, coverage, request, bool(scores), bool(kept)))
+    closest = max(zip(found.candidates, scores, strict=True), key=lambda item: item[1], default=None)
+    closest = None if kept else closest
+    warnings.extend(_behavior_warnings(found, coverage, request, closest, bool(kept)))
     if any(m.unsaved for m in matches):
         warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
     judged_by = judge.name if shortlisted else None  # the contract: null when no judging happened
@@ -225,12 +227,22 @@ def _coverage(found: Shortlist, judged: int, remembered: int) -> Coverage:
 
 
 def _behavior_warnings(
-    found: Shortlist, coverage: Coverage, request: SearchRequest, judged_any: bool, matched: bool
+    found: Shortlist,
+    coverage: Coverage,
+    request: SearchRequest,
+    closest: tuple[Candidate, float] | None,
+    matched: bool,
 ) -> list[str]:
+    """What the answer must say about itself; `closest` is the best judged candidate when none passed."""
     warnings: list[str] = []
-    if judged_any and not matched:
+    if closest is not None:
+        # The cut says "nothing" for some answerable questions too, often with the answer as the best below it:
+        # naming that one lets a reader look before rephrasing.
+        snippet, score = closest[0].snippet, closest[1]
+        name = f" ({snippet.symbol})" if snippet.symbol else ""
         warnings.append(
-            f"No snippet reached the threshold {request.threshold:g}; this does not prove absence. "
+            f"No snippet reached the threshold {request.threshold:g}; this does not prove absence. The closest was "
+            f"{snippet.path}:{snippet.start_line}-{snippet.end_line}{name} at {score:.2f}. "
             "Try rephrasing, a narrower directory, or a plain text search."
         )
     if found.documentation and not matched:
