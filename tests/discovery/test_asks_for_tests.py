@@ -17,7 +17,8 @@ ASKING = [
     "tests for the config loader",
 ]
 
-# The quality set's questions (development part) in which "test" or "spec" is something the code does or reads.
+# Questions of the quality set's development part and of the training packages (none held out) in which "test" or
+# "spec" is something the code does or reads.
 NOT_ASKING = [
     "how does a filter value starting with a tilde make array element matching test truthiness?",
     "where is it simplified into a plain ends-with test?",
