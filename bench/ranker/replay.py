@@ -1,10 +1,11 @@
 """The engine's cut, replayed on scored candidates: what a search would answer, without running the search.
 
-It has to be the engine's own rule for the figures to mean anything: matches at or above the threshold, best
-first (ties by path and line), a lower snippet overlapping a better one collapsed into it, the first `limit`
-kept, module headers after the code (`search.answer_order.headers_last`) and test files after the
+It has to be the engine's own rule for the figures to mean anything: matches at or above the threshold, best first
+(ties by path and line), a lower snippet overlapping a better one collapsed into it, the first `limit` kept, module
+headers and declaration files after the code (`search.answer_order.descriptions_last`) and test files after the
 implementation unless the question asks for tests (`discovery.file_kinds.implementation_first`): the engine's own
-functions.
+functions. Copies of a snippet in other files (`search.copies`) are not folded here, since a row holds no text; the
+quality set's corpora hold one build of each package.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy.typing as npt
 from bench.quality import metrics
 from smartsearch_ls.discovery.file_kinds import implementation_first, is_test
 from smartsearch_ls.judge.local.features import NAMES
-from smartsearch_ls.search.answer_order import headers_last
+from smartsearch_ls.search.answer_order import descriptions_last, is_declaration_file
 
 LIMIT = 10
 MODULE_HEADER = NAMES.index("module_header")
@@ -59,7 +60,7 @@ def answer(
     top = kept[:LIMIT]
     if headers_after_code:
         header = {item.spans[i] for i in order if item.features[i][MODULE_HEADER]}
-        top = headers_last(top, lambda span: span in header)
+        top = descriptions_last(top, lambda span: span in header or is_declaration_file(span[0]))
     if not tests_last:
         return tuple(top)
     # A row knows its snippet's path, not its symbol: where the question did not ask for tests (the only case the

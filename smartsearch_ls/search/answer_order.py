@@ -1,21 +1,40 @@
-"""Where a module header goes in an answer: after the code that passed with it.
+"""What goes after the code in an answer: a module's header, and a file that only declares what code elsewhere does.
 
 A file's header (its imports, constants and module docstring) is worded like the question whenever its
 docstring describes the behavior asked about, and then outranked the function that performs it: the README's own
-example question was answered with two headers first. Like tests after the implementation
-(`discovery.file_kinds.implementation_first`), it is a rule on the final answer, not a penalty on scores: a
-header that passed stays in the answer, after the code (measured on the development part of the quality set,
-`bench/ranker/README.md`).
+example question was answered with two headers first. A declaration file (TypeScript's `.d.ts`, Python's `.pyi`
+stubs) is the same kind of text for a whole module: its types and doc comments describe the behavior of code in
+another file, in the question's words, and a new user's trial on a published package found its interfaces
+answering before the functions. Like tests after the implementation (`discovery.file_kinds.implementation_first`),
+it is a rule on the final answer, not a penalty on scores: a header or a declaration that passed stays in the
+answer, after the code (measured on the development part of the quality set, `bench/ranker/README.md`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from smartsearch_ls.chunking.snippet import Snippet, is_module_header
+
 T = TypeVar("T")
 
+DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
+"""Files of types for code that lives elsewhere: `.d.ts` (and `.d.mts`, `.d.cts`), Python's `.pyi` stubs."""
 
-def headers_last(items: Sequence[T], is_header: Callable[[T], bool]) -> list[T]:
-    """`items` (best first) with module headers moved after the rest, each side in its order."""
-    return [i for i in items if not is_header(i)] + [i for i in items if is_header(i)]
+
+def describes_code(snippet: Snippet) -> bool:
+    """Whether a snippet describes code rather than being it: a module header, or part of a declaration file."""
+    return is_module_header(snippet) or is_declaration_file(snippet.path)
+
+
+def is_declaration_file(path: str) -> bool:
+    """Whether a root-relative path is a declaration file (`DECLARATION_FILE`)."""
+    return DECLARATION_FILE.search(path) is not None
+
+
+def descriptions_last(items: Sequence[T], describes: Callable[[T], bool]) -> list[T]:
+    """`items` (best first) with those that describe code (`describes`) moved after the rest, each side in its
+    order."""
+    return [i for i in items if not describes(i)] + [i for i in items if describes(i)]

@@ -3,12 +3,12 @@
 The shortlist (`index.shortlist`: BM25 fused with embeddings) picks the `candidates` snippets worth judging; the
 judge (`judge.runner`) scores them, with the shortlist's evidence for a judge that weighs it; those at or above the
 threshold are ranked, overlapping snippets collapse into the best one, copies of one snippet in other files fold
-into the best (`copies`), among the first `limit` module headers come after the code (`answer_order`) and tests
-after the implementation unless the question asks for tests (`file_kinds.implementation_first`), and each is focused
-on the lines a reader needs (`excerpt`). The shortlist runs in a worker thread, so a server's event loop keeps
-answering. Everything a user needs to trust the answer travels with it: coverage counts, whether every snippet in
-scope was judged, and a warning for each reason the answer may be incomplete. The engine (`engine`) calls it for
-prose queries, after any look-up of the names they contain.
+into the best (`copies`), among the first `limit` module headers and declaration files (`.d.ts`) come after the code
+(`answer_order`) and tests after the implementation unless the question asks for tests
+(`file_kinds.implementation_first`), and each is focused on the lines a reader needs (`excerpt`). The shortlist runs
+in a worker thread, so a server's event loop keeps answering. Everything a user needs to trust the answer travels
+with it: coverage counts, whether every snippet in scope was judged, and a warning for each reason the answer may be
+incomplete. The engine (`engine`) calls it for prose queries, after any look-up of the names they contain.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from smartsearch_ls.chunking.snippet import Snippet, is_module_header
+from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.discovery.documentation import asks_for_documentation
 from smartsearch_ls.discovery.file_kinds import implementation_first, is_test
 from smartsearch_ls.index.shortlist import Candidate, Scope, Shortlist, shortlist
@@ -25,7 +25,7 @@ from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.judge.contract import Evidence, ExplainsShortlists, JudgeConfig, Judged, JudgingTally
 from smartsearch_ls.judge.local.features import query_terms, root_idf
 from smartsearch_ls.judge.runner import judge_snippets
-from smartsearch_ls.search.answer_order import headers_last
+from smartsearch_ls.search.answer_order import describes_code, descriptions_last
 from smartsearch_ls.search.copies import fold_copies
 from smartsearch_ls.search.excerpt import evidence, focus
 from smartsearch_ls.search.result import Copy, Coverage, Match, PartialMatches, SearchResult
@@ -118,7 +118,7 @@ def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Sho
     folded = fold_copies(_collapse_overlaps(passing), lambda item: item[0].snippet)
     kept = [item for item, _ in folded]
     with_copies = [(c, s, [copy for copy, _ in copies]) for (c, s), copies in folded[: request.limit]]
-    code_first = headers_last(with_copies, lambda item: is_module_header(item[0].snippet))
+    code_first = descriptions_last(with_copies, lambda item: describes_code(item[0].snippet))
     shown = implementation_first(
         code_first, lambda item: is_test(item[0].snippet.path, item[0].snippet.symbol), request.query
     )

@@ -146,6 +146,26 @@ async def test_a_module_header_that_describes_the_behavior_comes_after_the_code_
     assert result.matches[1].relevance > result.matches[0].relevance
 
 
+async def test_a_declaration_file_comes_after_the_code_it_describes(tmp_path: Path) -> None:
+    # The interface's doc comment names every word of the question; the function that does it names fewer.
+    declarations = (
+        "export interface CacheOptions {\n"
+        "  /** Evict the oldest entry of the cache when it is full. */\n"
+        "  evictOldest?: boolean;\n}\n"
+    )
+    code = (
+        "export function dropFirst(cache) {\n  const first = cache.order.shift();\n  cache.entries.delete(first);\n}\n"
+    )
+    root = write_tree(tmp_path / "package", {"index.d.ts": declarations, "index.js": code})
+    index = RootIndex(root)
+    index.refresh()
+    request = SearchRequest("evict the oldest entry of the cache", [Scope(index)], threshold=0.0)
+    result = await search(request, coverage_judge(), JudgmentCache())
+    paths = [m.path for m in result.matches]
+    assert paths.index("index.js") < paths.index("index.d.ts")
+    assert result.matches[paths.index("index.d.ts")].relevance > result.matches[0].relevance  # the rule's order
+
+
 async def test_overlapping_matches_collapse_into_the_best_within_their_own_file(tmp_path: Path) -> None:
     # A file no outline covers is cut into overlapping line windows (1-60, 51-110, 101-120), and every window
     # passes at threshold 0: each file shows only windows that do not overlap, and lines of another file at the same
