@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from smartsearch_ls.chunking.snippet import Snippet
@@ -88,8 +89,7 @@ async def behavior_search(
     coverage = _coverage(found, judged=len(shortlisted), remembered=tally.remembered)
     if found.files == 0:
         warnings.append(empty_scope() if empty_scope is not None else NO_FILES)
-    closest = max(zip(found.candidates, scores, strict=True), key=lambda item: item[1], default=None)
-    closest = None if kept else closest
+    closest = _closest(list(zip(found.candidates, scores, strict=True)), request) if not kept else None
     warnings.extend(_behavior_warnings(found, coverage, request, closest, bool(kept)))
     if any(m.unsaved for m in matches):
         warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
@@ -123,6 +123,12 @@ def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Sho
         code_first, lambda item: is_test(item[0].snippet.path, item[0].snippet.symbol), request.query
     )
     return passing, kept, shown
+
+
+def _closest(scored: Ranked, request: SearchRequest) -> tuple[Candidate, float] | None:
+    """The match an answer with no threshold would show first: what a reader should look at when none passed."""
+    _, _, shown = _ranked(scored, replace(request, threshold=0.0, limit=1))
+    return (shown[0][0], shown[0][1]) if shown else None
 
 
 class _BestSoFar:
@@ -233,7 +239,8 @@ def _behavior_warnings(
     closest: tuple[Candidate, float] | None,
     matched: bool,
 ) -> list[str]:
-    """What the answer must say about itself; `closest` is the best judged candidate when none passed."""
+    """What the answer must say about itself; `closest` is the match the answer would show first with no threshold,
+    when none passed."""
     warnings: list[str] = []
     if closest is not None:
         # The cut says "nothing" for some answerable questions too, often with the answer as the best below it:
