@@ -110,6 +110,14 @@ local function body()
     summary
   )
 
+  -- A match folding copies of its code in other files says how many.
+  local format = require("smartsearch.format")
+  local folded = { symbol = "evict", relevance = 0.5, kind = vim.NIL, excerpt = "evict()", why = vim.NIL }
+  folded.copies = { { path = "dist/cjs/cache.js" }, { path = "vendor/cache.js" } }
+  check(format.match_text(folded) == "evict (0.50) [+2 copies] evict()", "copies in the quickfix text", format.match_text(folded))
+  folded.copies = {}
+  check(format.match_text(folded) == "evict (0.50) evict()", "no copies, no label", format.match_text(folded))
+
   -- :SmartSearchSymbols -> quickfix
   run_and_wait("SmartSearchSymbols LruCache", ":SmartSearchSymbols")
   local symbols = vim.fn.getqflist()

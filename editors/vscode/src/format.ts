@@ -12,9 +12,11 @@ export function matchLabel(match: SmartSearchMatch): string {
   return `${match.path}:${match.location.range.start.line + 1}`;
 }
 
-/** The enclosing symbol, a test label and the relevance with two decimals. */
+/** The enclosing symbol, a test label, how many copies of its code other files hold, and the relevance. */
 export function matchDescription(match: SmartSearchMatch): string {
-  const parts = [match.symbol ?? "", match.kind === "test" ? "(test)" : "", match.relevance.toFixed(2)];
+  const copies = match.copies?.length ?? 0;
+  const copyLabel = copies === 0 ? "" : `+${copies} ${copies === 1 ? "copy" : "copies"}`;
+  const parts = [match.symbol ?? "", match.kind === "test" ? "(test)" : "", copyLabel, match.relevance.toFixed(2)];
   return parts.filter((part) => part !== "").join("  ");
 }
 

@@ -54,6 +54,15 @@ export interface SmartSearchMatch {
   excerpt: string;
   /** Extension: the evidence behind a judged match; null for a look-up's match. */
   why?: SmartSearchWhy | null;
+  /** Extension: the same code in other files (another build of the same source), folded into this match. */
+  copies?: SmartSearchCopy[];
+}
+
+export interface SmartSearchCopy {
+  path: string;
+  uri: string;
+  /** The copy's whole snippet. */
+  snippetRange: Range;
 }
 
 export interface SmartSearchCoverage {

@@ -46,6 +46,10 @@ test("a match is labelled path:line with the 1-based line", () => {
 test("the description has the symbol, a test label and the relevance", () => {
   assert.equal(matchDescription(match()), "parse_config_file  0.87");
   assert.equal(matchDescription(match({ symbol: null, kind: "test", relevance: 1 })), "(test)  1.00");
+  const range = { start: { line: 0, character: 0 }, end: { line: 5, character: 0 } };
+  const copy = { path: "dist/cjs/cache.js", uri: "file:///w/dist/cjs/cache.js", snippetRange: range };
+  assert.equal(matchDescription(match({ copies: [copy] })), "parse_config_file  +1 copy  0.87");
+  assert.equal(matchDescription(match({ copies: [copy, copy] })), "parse_config_file  +2 copies  0.87");
 });
 
 test("the detail is the excerpt's first meaningful line", () => {

@@ -40,7 +40,16 @@ function M.why_text(why)
   return table.concat(parts, " · ")
 end
 
--- Quickfix text: `symbol (0.87) first excerpt line  [why]`, with [test] for tests.
+-- `+1 copy` when the same code is in other files too (two builds of one library), folded into this match.
+function M.copies_text(match)
+  local count = present(match.copies) and #match.copies or 0
+  if count == 0 then
+    return ""
+  end
+  return ("+%d %s"):format(count, count == 1 and "copy" or "copies")
+end
+
+-- Quickfix text: `symbol (0.87) first excerpt line  [why]`, with [test] for tests and [+1 copy] for copies.
 function M.match_text(match)
   local parts = {}
   if present(match.symbol) then
@@ -49,6 +58,10 @@ function M.match_text(match)
   table.insert(parts, ("(%.2f)"):format(match.relevance))
   if match.kind == "test" then
     table.insert(parts, "[test]")
+  end
+  local copies = M.copies_text(match)
+  if copies ~= "" then
+    table.insert(parts, "[" .. copies .. "]")
   end
   local line = M.first_meaningful_line(match.excerpt)
   if line ~= "" then
