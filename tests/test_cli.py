@@ -258,3 +258,7 @@ def test_redactions_are_reported_with_what_was_not_recognized(
     assert "warning: Redacted 1 value of a known secret shape (assignment) in 1 snippet before judging" in done.stderr
     assert "any other secret in the judged snippets was sent as written" in done.stderr
     assert "hunter2-cli" not in "\n".join(str(body) for body in model_server.recorder.bodies())
+    # The embedded judge is sent nothing: no warning about what was or was not sent.
+    local = run(["query", "parse config password", "--root", str(project)], None, tmp_path)
+    assert local.returncode in (0, 1), local.stderr
+    assert "Redacted" not in local.stderr and "sent as written" not in local.stderr

@@ -55,10 +55,13 @@ async def judge_snippets(
     evidence = [item if isinstance(item, Evidence) else Evidence(item) for item in shortlist]
     # Off the event loop: a cold shortlist's scan takes tens of milliseconds, which edits and requests would wait for.
     redactions = await asyncio.to_thread(lambda: [redact_snippet(e.snippet) for e in evidence])
-    if (redaction_tally := current_tally()) is not None:
+    in_process = isinstance(config.model, ShortlistJudge)
+    # The result reports what a judge was sent without; the embedded judge reads the same redacted text but is sent
+    # nothing, and a warning that "other secrets were sent as written" misled its users.
+    if (redaction_tally := current_tally()) is not None and not in_process:
         for redacted in redactions:
             redaction_tally.add(redacted)
-    if isinstance(config.model, ShortlistJudge):
+    if in_process:
         return await _judge_shortlist(config, config.model, query, evidence, redactions, cache, on_judged, idf)
     with HEAVY_IMPORTS:  # Pydantic AI, on the first search a model judges
         from smartsearch_ls.judge.per_snippet import judge_each
