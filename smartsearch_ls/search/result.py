@@ -26,8 +26,8 @@ def kind_of(path: str, symbol: str | None = None) -> Literal["test"] | None:
 
 @dataclass(frozen=True, slots=True)
 class Copy:
-    """Where else a match's code is, word for word (`search.copies`): another build of the same source, a vendored
-    copy. Lines are 1-based, inclusive: the copy's whole snippet."""
+    """Where else a match's code is (`search.copies`): another build of the same source, a vendored copy. Lines are
+    1-based, inclusive: the copy's whole snippet."""
 
     root: Path
     path: str

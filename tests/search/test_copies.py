@@ -54,14 +54,24 @@ def test_a_build_s_copy_has_the_key_of_its_source_and_a_changed_line_does_not() 
     assert copy_key(changed) != copy_key(esm) and copy_key(renamed) != copy_key(esm)
 
 
+def test_a_commonjs_build_s_qualified_calls_are_the_es_module_build_s_imported_names() -> None:
+    # Rollup's CommonJS output calls `identity.isScalar` where the ES module build imported `isScalar`.
+    cjs = Snippet("dist/nodes/YAMLMap.js", 9, 12, "const k = identity.isScalar(key) ? key.value : key;", "findPair")
+    esm = Snippet("browser/dist/nodes/YAMLMap.js", 7, 10, "const k = isScalar(key) ? key.value : key;", "findPair")
+    assert copy_key(cjs) == copy_key(esm)
+    # Without qualifiers two different functions could read the same, so another file's name keeps them apart.
+    elsewhere = Snippet("dist/nodes/YAMLSeq.js", 9, 12, esm.text, "findPair")
+    assert copy_key(elsewhere) != copy_key(esm)
+
+
 def test_copies_fold_into_the_best_ranked_and_equal_code_in_one_file_does_not() -> None:
     body = "return this.name;"
-    first = Snippet("a.js", 1, 1, body, "toString")
-    same_file = Snippet("a.js", 9, 9, body, "toString")
-    other_file = Snippet("b.js", 1, 1, body, "toString")
-    different = Snippet("b.js", 5, 5, "return this.id;", "toString")
-    folded = fold_copies([first, same_file, different, other_file], lambda s: s)
-    assert folded == [(first, [other_file]), (same_file, []), (different, [])]
+    first = Snippet("esm/a.js", 1, 1, body, "toString")
+    same_file = Snippet("esm/a.js", 9, 9, body, "toString")
+    other_build = Snippet("cjs/a.js", 1, 1, body, "toString")
+    different = Snippet("cjs/a.js", 5, 5, "return this.id;", "toString")
+    folded = fold_copies([first, same_file, different, other_build], lambda s: s)
+    assert folded == [(first, [other_build]), (same_file, []), (different, [])]
 
 
 async def test_a_search_shows_one_build_of_a_function_and_says_where_the_other_is(tmp_path: Path) -> None:
