@@ -32,6 +32,7 @@ from smartsearch_ls.folder_search import (
 )
 from smartsearch_ls.judge.cache import JudgmentCache
 from smartsearch_ls.prepare import prepare
+from smartsearch_ls.search.answer_order import description_kind
 from smartsearch_ls.search.request import Intent, Mode, parse_params
 from smartsearch_ls.search.result import SearchResult, summary
 from smartsearch_ls.search.why import Why
@@ -205,7 +206,12 @@ def explained(why: Why) -> str:
 
 def _print_human(result: SearchResult, *, explain: bool = False) -> None:
     for match in result.matches:
-        label = f"{match.symbol or ''}  [test]" if match.kind == "test" else match.symbol or ""
+        # Labeled, since a rule on the answer puts each after code that scored lower.
+        placed = (
+            description_kind(match.path, match.symbol, match.snippet_start_line) if result.mode == "behavior" else None
+        )
+        tags = ["[test]"] if match.kind == "test" else [f"[{placed}]"] if placed else []
+        label = "  ".join([match.symbol or "", *tags]).strip()
         print(f"{match.path}:{match.start_line}-{match.end_line}  {match.relevance:.2f}  {label}".rstrip())
         for line in match.excerpt.splitlines():
             print(f"    {line}")

@@ -77,6 +77,23 @@ def test_human_output_labels_a_match_from_a_test_file(project: Path, tmp_path: P
     assert first.startswith("tests/test_sessions.py:") and first.endswith("test_expired_session_is_rejected  [test]")
 
 
+def test_what_an_answer_puts_after_higher_scoring_code_is_labeled(tmp_path: Path) -> None:
+    # The declaration file and the header score higher than the function but come after it: the labels say why.
+    declarations = "/** Evict the oldest entry of the cache. */\nexport declare function evictOldest(c: Cache): void;\n"
+    header = '"use strict";\n// Evict the oldest entry of the cache.\nconst order = require("./order");\n\n'
+    code = "function dropFirst(cache) {\n  cache.entries.delete(cache.order.shift());\n}\nmodule.exports = dropFirst;\n"
+    package = write_tree(tmp_path / "package", {"index.d.ts": declarations, "lib/evict.js": header + code})
+    done = run(
+        ["query", "evict the oldest entry of the cache", "--root", str(package), "--threshold", "0"], None, tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    heads = [block.splitlines()[0] for block in done.stdout.strip().split("\n\n") if block.strip()]
+    labels = {head.split()[0].rsplit(":", 1)[0]: head for head in heads}
+    assert labels["index.d.ts"].endswith("[declarations]"), heads
+    assert any(head.startswith("lib/evict.js:1-") and head.endswith("[header]") for head in heads), heads
+    assert heads[0].startswith("lib/evict.js:") and "dropFirst" in heads[0], heads
+
+
 def test_exit_codes(project: Path, model_server: ModelServer, tmp_path: Path) -> None:
     none = run(
         ["query", "quantum entanglement", "--root", str(project), "--judge", "system-one:test"], model_server, tmp_path

@@ -154,7 +154,12 @@ def _unpickle_snippet(
 def is_module_header(snippet: Snippet) -> bool:
     """A file's first lines outside any declaration: imports, constants and a module docstring, which describes
     what the file's code does rather than doing it."""
-    return snippet.symbol is None and snippet.start_line == 1
+    return starts_a_module(snippet.symbol, snippet.start_line)
+
+
+def starts_a_module(symbol: str | None, start_line: int) -> bool:
+    """`is_module_header` for a place known by its symbol and first line (a match, a snippet's span)."""
+    return symbol is None and start_line == 1
 
 
 @by_fields

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Literal, TypeVar
 
-from smartsearch_ls.chunking.snippet import Snippet, is_module_header
+from smartsearch_ls.chunking.snippet import Snippet, starts_a_module
 
 T = TypeVar("T")
 
@@ -26,7 +26,14 @@ DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
 
 def describes_code(snippet: Snippet) -> bool:
     """Whether a snippet describes code rather than being it: a module header, or part of a declaration file."""
-    return is_module_header(snippet) or is_declaration_file(snippet.path)
+    return description_kind(snippet.path, snippet.symbol, snippet.start_line) is not None
+
+
+def description_kind(path: str, symbol: str | None, start_line: int) -> Literal["header", "declarations"] | None:
+    """What a place that describes code is, so an answer can say why it comes after code that scored lower."""
+    if is_declaration_file(path):
+        return "declarations"
+    return "header" if starts_a_module(symbol, start_line) else None
 
 
 def is_declaration_file(path: str) -> bool:
