@@ -221,6 +221,12 @@ def _print_human(result: SearchResult, *, explain: bool = False) -> None:
             places = ", ".join(f"{c.path}:{c.snippet_start_line}-{c.snippet_end_line}" for c in match.copies)
             print(f"    same code in: {places}")
         print()
+    if explain and result.closest is not None:
+        closest = result.closest
+        place = f"{closest.path}:{closest.start_line}-{closest.end_line}"
+        print(f"closest, below the threshold: {place}  {closest.relevance:.2f}  {closest.symbol or ''}".rstrip())
+        if closest.why is not None:
+            print(f"    why: {explained(closest.why)}")
     if result.omitted_matches:
         more = "match" if result.omitted_matches == 1 else "matches"
         print(f"({result.omitted_matches} more {more} above the threshold; raise --limit to see them)")

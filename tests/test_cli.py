@@ -99,6 +99,12 @@ def test_exit_codes(project: Path, model_server: ModelServer, tmp_path: Path) ->
         ["query", "quantum entanglement", "--root", str(project), "--judge", "system-one:test"], model_server, tmp_path
     )
     assert none.returncode == 1 and "does not prove absence" in none.stderr
+    nothing = ["query", "quantum entanglement of the config", "--root", str(project), "--threshold", "0.99"]
+    explained = run([*nothing, "--explain"], None, tmp_path)
+    assert explained.returncode == 1 and "closest, below the threshold: " in explained.stdout
+    assert "    why: " in explained.stdout  # the evidence of the one that came closest, when none passed
+    closest = json.loads(run([*nothing, "--json"], None, tmp_path).stdout)["closest"]
+    assert closest["relevance"] < 0.99 and {"path", "start_line", "excerpt", "why", "copies"} <= set(closest)
     bad = run(["query", "x", "--root", str(project), "--limit", "0"], model_server, tmp_path)
     assert bad.returncode == 2 and "`limit`" in bad.stderr
     failing = run(

@@ -80,21 +80,34 @@ async def behavior_search(
         if shortlisted
         else []
     )
-    passing, kept, shown = _ranked(list(zip(found.candidates, scores, strict=True)), request)
-    factors = await _factors(judge, request.query, shortlisted, idf) if shown else {}
+    scored = list(zip(found.candidates, scores, strict=True))
+    passing, kept, shown = _ranked(scored, request)
+    # With none passing, the match the answer would show first with no threshold: what to look at before rephrasing.
+    closest = _ranked(scored, replace(request, threshold=0.0, limit=1))[2][:1] if scored and not kept else []
+    factors = await _factors(judge, request.query, shortlisted, idf) if shown or closest else {}
     judged_pairs = [(c.snippet, s) for c, s in passing]
     matches = [
         _to_match(c, s, judged_pairs, request.query, factors.get(id(c.snippet), ()), copies) for c, s, copies in shown
     ]
+    nearest = [
+        _to_match(c, s, [(c.snippet, s)], request.query, factors.get(id(c.snippet), ()), k) for c, s, k in closest
+    ]
     coverage = _coverage(found, judged=len(shortlisted), remembered=tally.remembered)
     if found.files == 0:
         warnings.append(empty_scope() if empty_scope is not None else NO_FILES)
-    closest = _closest(list(zip(found.candidates, scores, strict=True)), request) if not kept else None
-    warnings.extend(_behavior_warnings(found, coverage, request, closest, bool(kept)))
+    warnings.extend(_behavior_warnings(found, coverage, request, nearest[0] if nearest else None, bool(kept)))
     if any(m.unsaved for m in matches):
         warnings.append("Some matches come from unsaved editor buffers; their lines may differ from the files on disk.")
     judged_by = judge.name if shortlisted else None  # the contract: null when no judging happened
-    return SearchResult(matches, max(len(kept) - request.limit, 0), coverage, warnings, "behavior", judged_by)
+    return SearchResult(
+        matches,
+        max(len(kept) - request.limit, 0),
+        coverage,
+        warnings,
+        "behavior",
+        judged_by,
+        closest=nearest[0] if nearest else None,
+    )
 
 
 Ranked = list[tuple[Candidate, float]]
@@ -123,12 +136,6 @@ def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Sho
         code_first, lambda item: is_test(item[0].snippet.path, item[0].snippet.symbol), request.query
     )
     return passing, kept, shown
-
-
-def _closest(scored: Ranked, request: SearchRequest) -> tuple[Candidate, float] | None:
-    """The match an answer with no threshold would show first: what a reader should look at when none passed."""
-    _, _, shown = _ranked(scored, replace(request, threshold=0.0, limit=1))
-    return (shown[0][0], shown[0][1]) if shown else None
 
 
 class _BestSoFar:
@@ -236,7 +243,7 @@ def _behavior_warnings(
     found: Shortlist,
     coverage: Coverage,
     request: SearchRequest,
-    closest: tuple[Candidate, float] | None,
+    closest: Match | None,
     matched: bool,
 ) -> list[str]:
     """What the answer must say about itself; `closest` is the match the answer would show first with no threshold,
@@ -245,11 +252,11 @@ def _behavior_warnings(
     if closest is not None:
         # The cut says "nothing" for some answerable questions too, often with the answer as the best below it:
         # naming that one lets a reader look before rephrasing.
-        snippet, score = closest[0].snippet, closest[1]
-        name = f" ({snippet.symbol})" if snippet.symbol else ""
+        name = f" ({closest.symbol})" if closest.symbol else ""
+        place = f"{closest.path}:{closest.snippet_start_line}-{closest.snippet_end_line}"
         warnings.append(
             f"No snippet reached the threshold {request.threshold:g}; this does not prove absence. The closest was "
-            f"{snippet.path}:{snippet.start_line}-{snippet.end_line}{name} at {score:.2f}. "
+            f"{place}{name} at {closest.relevance:.2f}. "
             "Try rephrasing, a narrower directory, or a plain text search."
         )
     if found.documentation and not matched:

@@ -253,7 +253,8 @@ async def _prose_search(
         complete=base.coverage.complete and complete_lookup,
     )
     candidates = file_candidates([*first, *judged], request.limit)
-    return SearchResult(matches, omitted, coverage, base.warnings, "behavior", base.judge, candidates)
+    closest = base.closest if not matches else None
+    return SearchResult(matches, omitted, coverage, base.warnings, "behavior", base.judge, candidates, closest=closest)
 
 
 def _no_test_files(scopes: Sequence[Scope]) -> str:

@@ -141,6 +141,8 @@ class SearchResult:
     related: list[FileCandidate] = field(default_factory=list)
     """With `expandRelated`: files linked to the hits by imports."""
     intent: str | None = None
+    closest: Match | None = None
+    """A behavior search that answers with no match: the match it would have shown first with no threshold."""
 
 
 PartialMatches = Callable[[list[Match]], None]

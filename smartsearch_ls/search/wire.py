@@ -84,6 +84,7 @@ def result_wire(
         "mode": result.mode,
         "judge": result.judge,
         "intent": result.intent,
+        "closest": match_wire(result.closest, place, copy_place) if result.closest is not None else None,
         "candidates": [candidate(c) for c in result.candidates],
         "related": [candidate(c) for c in result.related],
     }

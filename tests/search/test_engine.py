@@ -56,6 +56,13 @@ async def test_limit_threshold_and_omitted_matches(index: RootIndex) -> None:
     # What the answer would show first with no threshold, named with its score: the implementation, before the test
     # that scores as high.
     assert "The closest was auth/sessions.py:6-25 (SessionStore) at 0.56." in nothing
+    assert result.closest is not None and (result.closest.path, result.closest.symbol) == (
+        "auth/sessions.py",
+        "SessionStore",
+    )
+    assert result.closest.relevance == 0.562 and result.closest.why is not None
+    passed = await search(request, coverage_judge(), JudgmentCache())
+    assert passed.matches and passed.closest is None  # only an answer with no match has one
 
 
 async def test_a_cut_shortlist_is_reported_incomplete(index: RootIndex) -> None:
