@@ -44,6 +44,7 @@ from smartsearch_ls.judge import secret_assignments
 from smartsearch_ls.judge.secret_assignments import (
     ASSIGNMENT,
     DOCKER_ENV,
+    LITERAL_LINE,
     SECRET_WORD,
     SECRET_WORD_LOWERED,
     XML_ADD,
@@ -215,7 +216,8 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_l
         assignment = lambda m: secret_assignments.redacted(m, secret, syntax)  # noqa: E731
         # Only over the lines that name a secret: the pattern looks ahead for such a word at every position, which
         # on a whole snippet cost more than all the other patterns together. No match spans a line (names,
-        # separators and values stop at a newline), so the result is the same.
+        # separators and values stop at a newline) but a parenthesised value's, whose lines the span takes in, so
+        # the result is the same.
         pieces, at = [], 0
         for start, end in lines:
             pieces += (text[at:start], sub("assignment", ASSIGNMENT, assignment, text[start:end]))
@@ -233,7 +235,9 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_l
 
 
 def _lines_naming_a_secret(text: str) -> list[tuple[int, int]]:
-    """`(start, end)` of each line holding a `SECRET_WORD`, its newline included, in order; one scan of the text."""
+    """`(start, end)` of each line holding a `SECRET_WORD`, its newline included, in order; one scan of the text.
+    A line that leaves a parenthesis open is taken with the lines of literals below it (`LITERAL_LINE`), which may
+    be its value's (`PASSWORD = (` over `"..."` lines)."""
     spans: list[tuple[int, int]] = []
     lowered = text.lower()
     # Lower-casing kept every position when it kept the length (no letter became two). The long s is the one letter
@@ -244,9 +248,18 @@ def _lines_naming_a_secret(text: str) -> list[tuple[int, int]]:
         if spans and found.start() < spans[-1][1]:
             continue  # on the line already taken
         start = text.rfind("\n", 0, found.start()) + 1
-        newline = text.find("\n", found.end())
-        spans.append((start, len(text) if newline < 0 else newline + 1))
+        end = _line_end(text, found.end())
+        if text.count("(", start, end) > text.count(")", start, end):
+            while end < len(text) and LITERAL_LINE.match(text, end):
+                end = _line_end(text, end)
+        spans.append((start, end))
     return spans
+
+
+def _line_end(text: str, at: int) -> int:
+    """Where the line holding position `at` ends, its newline included."""
+    newline = text.find("\n", at)
+    return len(text) if newline < 0 else newline + 1
 
 
 def _blank_key_lines(text: str, count: int) -> str:

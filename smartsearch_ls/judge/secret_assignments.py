@@ -38,18 +38,42 @@ markup), `prose` (documentation: an unquoted value is one word, the rest of the 
 (everything else: an unquoted value is the rest of the line, as YAML, INI, `.properties` and shell read it)."""
 
 _SEPARATOR = r"(?::=|=>|===|==|=|:)"
+_PREFIX = r"[rbuRBUfF]{0,2}"
+
+
+def _quoted(group: str) -> str:
+    """A string literal on one line (`"..."`, `f'...'`, `` `...` ``), its prefix, quote and text captured as
+    `<group>prefix`, `<group>q` and `<group>value`: a pattern names each of its literals apart."""
+    return (
+        rf"(?P<{group}prefix>{_PREFIX})(?P<{group}q>[\"'`])"
+        rf"(?P<{group}value>(?:\\.|(?!(?P={group}q))[^\\\n]){{1,500}}?)(?P={group}q)"
+    )
+
+
+_BETWEEN_LITERALS = r"(?:\s|#[^\n]*\n)*"
+"""What may stand between the literals of a parenthesised value: spaces, line ends and `#` comments (each taken to
+its line end, so a quote inside one is never taken for a literal's)."""
 
 ASSIGNMENT = re.compile(
     r"(?P<lead>(?<!\w)(?P<nq>[\"'`]?)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
     r"[A-Za-z_][\w.-]{0,80})(?P=nq)\]?"
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |]{0,60}?(?=[ \t]*=[^=>]))?"  # an annotation: `password: str = "..."`
     rf"[ \t]*{_SEPARATOR}[ \t]*)"
-    r"(?:(?P<prefix>[rbuRBUfF]{0,2})(?P<q>[\"'`])(?P<value>(?:\\.|(?!(?P=q))[^\\\n]){1,500}?)(?P=q)"
+    rf"(?:(?P<paren>\({_BETWEEN_LITERALS})?{_quoted('')}"
+    rf"(?(paren)(?:{_BETWEEN_LITERALS}{_quoted('next')})*)"  # in parentheses, the literals joined to the first
     r"|(?P<bare>[^\s\"'`#;,:=][^\n\"'`]{0,500}))"
 )
 """`name <separator> value`: `=`, `:`, `:=`, `=>`, `==`, `===` (a hard-coded comparison leaks as much), the name
 optionally quoted (`"password": ...`, `config["password"] = ...`) or annotated (`password: str = ...`); the value
-quoted, or the rest of the line."""
+quoted, the literals in parentheses that a long value is split into (`PASSWORD = (` with `"..."` on each line
+below, which Python and C join into one string), or the rest of the line. Only a parenthesised value's match spans
+lines, the ones `LITERAL_LINE` tells."""
+
+LITERAL_LINE = re.compile(rf"[ \t]*(?:{_PREFIX}[\"'`]|#)")
+"""A line that may go on a parenthesised value (`ASSIGNMENT`): one starting with a literal or a comment."""
+
+_LITERAL_OR_COMMENT = re.compile(rf"#[^\n]*|{_quoted('')}")
+"""The literals of an `ASSIGNMENT` value, read past the comments between them."""
 
 XML_ELEMENT = re.compile(
     r"<(?P<name>(?=[\w.:-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))[A-Za-z_][\w.:-]{0,80})>"
@@ -168,9 +192,15 @@ def redacted(found: re.Match[str], mark: str, syntax: Syntax) -> str | None:
     """An `ASSIGNMENT` match with its value replaced by `mark`, or None when the value is not taken for a secret."""
     name = found["name"]
     if found["q"]:
-        if not is_secret(name, _literal_part(found), quoted=True):
+        literals = [m for m in _LITERAL_OR_COMMENT.finditer(found.string, found.end("lead"), found.end()) if m["q"]]
+        if not is_secret(name, "".join(_literal_part(m) for m in literals), quoted=True):
             return None
-        return f"{found['lead']}{found['prefix']}{found['q']}{mark}{found['q']}"
+        # Each literal is marked, what is between them (the parenthesis, line ends, comments) kept.
+        pieces, at = [found["lead"]], found.end("lead")
+        for literal in literals:
+            pieces += (found.string[at : literal.start()], f"{literal['prefix']}{literal['q']}{mark}{literal['q']}")
+            at = literal.end()
+        return "".join(pieces)
     if syntax == "code":
         return None
     value, rest = _without_comment(found["bare"])

@@ -9,6 +9,8 @@ files, and ordinary code with secret-sounding names that must stay as it is. The
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from smartsearch_ls.chunking import chunk_file
@@ -94,6 +96,10 @@ ORDINARY_CODE = [
     ("ws.js", "opts.auth = `${url.username}:${url.password}`;\n"),
     ("settings.py", 'AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"\n'),
     ("config.yaml", "auth_type: basic\ntoken_ttl: 3600\nkey: password\nsecretKeyRef:\n  name: db\n"),
+    ("messages.py", 'MESSAGE = (\n    "hello"\n)\nPASSWORD_PROMPT = (\n    "Enter your "\n    "password: "\n)\n'),
+    ("env.py", 'token = (\n    os.environ["TOKEN"]\n)\nkey = get_key(\n    "scope"\n)\n'),
+    ("values.yaml", "description: | # what it does\n  Rotates the password\npassword_hint: | # shown\n  a pet\n"),
+    ("list.yaml", "- description: |\n    Rotates the token\n- notes: >-\n    none\n"),
     ("README.md", "password = get_password()\nkey = dict_key\nBasic usage: call it.\nBearer authentication\n"),
 ]
 
@@ -123,16 +129,58 @@ def test_a_key_block_cut_between_snippets_is_redacted_in_every_one(path: str) ->
     assert any('"""' in redact_snippet(s).text for s in inside)  # what follows the END armor is kept
 
 
-def test_a_secret_block_scalar_cut_between_snippets_is_redacted_in_every_one() -> None:
+MULTILINE_VALUES = [
+    # (path, text with each secret line between « and »): values on the lines below their name
+    ("settings.py", 'PASSWORD = (\n    "«hunter2»"\n    "«more»"\n)\n'),
+    ("client.py", 'api_key = (\n    "«k3y-9f8e7d6c5b4a»"\n)\nTIMEOUT = 30\n'),
+    ("config.py", 'class Config:\n    TOKEN: str = (\n        f"«abc123def456ghi»"\n    )\n'),
+    ("db.py", 'DB_PASSWORD = (  # rotated "yearly"\n    "«hunter2»"  # the first half\n    \'«-more»\'\n)\n'),
+    ("deploy/values.yaml", "db:\n  password: | # the prod one\n    «hunter2-block»\n\n    «second-line»\n  host: x\n"),
+    ("deploy/api.yaml", "api:\n  token: >- # rotated monthly\n    «abc123def456ghi789»\n  port: 1\n"),
+    ("deploy/crlf.yaml", "db:\r\n  password: | # the prod one\r\n    «hunter2-crlf»\r\n  host: x\r\n"),
+    (
+        "deploy/users.yaml",
+        "users:\n  - name: alice\n  - password: |\n      «bob-pass-22»\n      «line-two»\n    name: bob\n",
+    ),
+    ("deploy/app.yaml", '"password": |\n  «json-ish-pass»\n"port": 1\n'),
+    ("deploy/keys.yaml", "'api_key': >\n  «AbC123xyzDEF456»\n  «more-of-it»\n'port': 1\n"),
+]
+
+
+@pytest.mark.parametrize(("path", "written"), MULTILINE_VALUES, ids=[p for p, _ in MULTILINE_VALUES])
+def test_a_secret_written_on_the_lines_below_its_name_is_redacted_line_by_line(path: str, written: str) -> None:
+    """A value in parentheses below its name (`PASSWORD = (`) and a YAML block scalar whose head carries a comment,
+    is a list item's (`- password: |`, its value indented under the key) or has a quoted key were sent as written:
+    each of its strings or lines is blanked, what is around them (comments, quotes, line ends) kept, and counted
+    once."""
+    text = written.replace("«", "").replace("»", "")
+    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
+    assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written) and redacted.kinds == ("assignment",)
+
+
+BLOCK_HEADS = [
+    # (the block's head line, its value's indentation)
+    ("  password: |", 4),
+    ("  password: | # the prod one", 4),
+    ("  password: >- # folded, no final line end", 4),
+    ("  - password: |", 6),  # a list item: the value is indented under the key, not under the dash
+    ('  "password": |', 4),
+    ("  'api_key': >", 4),
+]
+
+
+@pytest.mark.parametrize(("head", "indent"), BLOCK_HEADS, ids=[head.strip() for head, _ in BLOCK_HEADS])
+def test_a_secret_block_scalar_cut_between_snippets_is_redacted_in_every_one(head: str, indent: int) -> None:
     """YAML windows overlap by 10 lines, so a 70-line `password: |` value goes on in a snippet without the
     `password: |` line: its lines are blanked there too, counted as the assignment they are (not as a private key),
     while a block scalar under a name that says nothing secret (`description: |`) reaches the judge as written."""
-    secret = [f"hunter{n:02d}-chosen-pass-line" for n in range(70)]
+    secret = [f"Hunter{n:02d}x9Q-chosen-pass-line" for n in range(70)]  # a password and a generated key alike
     described = [f"line {n:02d} of what the service does" for n in range(70)]
-    lines = ["service:", "  name: billing", "  password: |", *(f"    {line}" for line in secret)]
-    lines += ["  description: |", *(f"    {line}" for line in described), "  port: 8080"]
+    sibling = " " * (indent - 2)  # where the next key of the same mapping is
+    lines = ["service:", head, *(" " * indent + line for line in secret)]  # the block: lines 2-72
+    lines += [f"{sibling}description: |", *(" " * indent + line for line in described), f"{sibling}port: 8080"]
     snippets = chunk_file("deploy/values.yaml", "\n".join(lines) + "\n").snippets
-    inside = [s for s in snippets if 3 < s.start_line <= 73]
+    inside = [s for s in snippets if 2 < s.start_line <= 72]
     assert inside, [(s.start_line, s.end_line) for s in snippets]
     for snippet in snippets:
         judged = redact_snippet(snippet)
@@ -144,7 +192,7 @@ def test_a_secret_block_scalar_cut_between_snippets_is_redacted_in_every_one() -
     for snippet in inside:
         judged = redact_snippet(snippet)
         assert judged.kinds == ("assignment",)
-        assert judged.text.splitlines()[0] == "    [REDACTED:secret]"  # indentation kept, as a whole block's is
+        assert judged.text.splitlines()[0] == " " * indent + "[REDACTED:secret]"  # indentation kept, as a block's is
 
 
 def test_a_secret_block_scalar_with_crlf_line_ends_is_redacted_and_keeps_them() -> None:
