@@ -32,25 +32,28 @@ _KEY = (
 dash and the spaces after it count as the key's indentation), quoted or not (`"password"`, as JSON-like YAML writes
 it)."""
 
-_INDICATOR = r"[|>][-+0-9]*(?:[ \t]+#[^\n]*|[ \t]*)"
-"""`|` or `>` with their chomping and indentation indicators (`>-`, `|2+`), and a comment or spaces after them: the
-rest of the head line."""
+BLOCK_INDICATOR = r"(?:(?:&\S{1,100}+|!\S{0,100}+)[ \t]+){0,2}[|>][-+0-9]*(?:[ \t]+#[^\n]*|[ \t]*)"
+"""What follows a block scalar's `name:`, the rest of its head line: `|` or `>` with their chomping and indentation
+indicators (`>-`, `|2+`), after the node's anchor or tag if it has them (`&pw |`, `!!binary >-`, both in either
+order), and a comment or spaces after them. The redactor reads such a rest of the line as no value of its own
+(`judge.secret_assignments.redacted`): the value is the block's."""
 
 _VALUE_LINE = r"(?P=indent)(?(dash) (?P=dash))[ \t]+[^\n]*(?:\n|$)"
 """A line of the value: indented more than the key is (under a list item, more than the dash and its spaces are
 wide, the dash counting as one space)."""
 
 YAML_BLOCK = re.compile(
-    rf"^(?P<lead>{_KEY}[ \t]*:[ \t]*{_INDICATOR}\r?\n)(?P<body>{_VALUE_LINE}(?:(?:[ \t]*\r?\n)*{_VALUE_LINE})*)",
+    rf"^(?P<lead>{_KEY}[ \t]*:[ \t]*{BLOCK_INDICATOR}\r?\n)"
+    rf"(?P<body>(?:(?:[ \t]*\r?\n)*{_VALUE_LINE})+)",
     re.MULTILINE,
 )
 """YAML's block scalar (`password: |` and the more-indented lines under it): the value is on the lines below, empty
-lines between them included (a bundle of certificates, a value of several paragraphs), and a `\\r\\n` line end is
-one (the redactor reads a snippet's text as the file writes it). Shared with the redactor
+lines above and between them included (a bundle of certificates, a value of several paragraphs), and a `\\r\\n`
+line end is one (the redactor reads a snippet's text as the file writes it). Shared with the redactor
 (`judge.secret_assignments`), which decides on the value when it sees the whole block."""
 
 
-_HEAD = re.compile(rf":[ \t]*{_INDICATOR}$", re.MULTILINE)
+_HEAD = re.compile(rf":[ \t]*{BLOCK_INDICATOR}$", re.MULTILINE)
 """The end of a block scalar's `name: |` line. Chunking looks for it first and tries `YAML_BLOCK` only on the lines
 it ends: nearly every source file holds a `|` or a `>`, and trying the name's look-ahead at every line start cost
 as much as a fifth of chunking a tree of Python."""

@@ -31,6 +31,7 @@ import base64
 import binascii
 import contextvars
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -43,8 +44,8 @@ from smartsearch_ls.chunking.snippet import Snippet, split_lines
 from smartsearch_ls.judge import secret_assignments
 from smartsearch_ls.judge.secret_assignments import (
     ASSIGNMENT,
+    ASSIGNMENT_LEAD,
     DOCKER_ENV,
-    LITERAL_LINE,
     SECRET_WORD,
     SECRET_WORD_LOWERED,
     XML_ADD,
@@ -176,13 +177,21 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_l
         if blanked:
             kinds.append("assignment")  # what a block seen whole is counted as (`secret_assignments.redacted_block`)
 
-    def sub(kind: str, pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str | None], source: str) -> str:
+    def sub(
+        kind: str,
+        pattern: re.Pattern[str],
+        replace: Callable[[re.Match[str]], str | None],
+        source: str,
+        find: Callable[[int], re.Match[str] | None] | None = None,
+    ) -> str:
         """`pattern.sub`, where `replace` may turn a match down (None). The search then goes on from the end of the
         match's `lead` when it has one: an assignment whose value is no secret may hold one
-        (`{password: x, token: "..."}`, the rest of that line being the first one's unquoted value)."""
+        (`{password: x, token: "..."}`, the rest of that line being the first one's unquoted value). `find`: the
+        first match at or after a position, when not `pattern.search`'s."""
+        find = find or (lambda at: pattern.search(source, at))
         pieces: list[str] = []
         at = 0
-        while (found := pattern.search(source, at)) is not None:
+        while (found := find(at)) is not None:
             # Already redacted by an earlier, more specific pattern, or of a secret's shape but not one:
             skip = "[REDACTED:" in found[0] and pattern is not _PRIVATE_KEY
             replaced = None if skip else replace(found)
@@ -214,15 +223,7 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_l
     if lines := _lines_naming_a_secret(text):
         secret = _mark("secret")
         assignment = lambda m: secret_assignments.redacted(m, secret, syntax)  # noqa: E731
-        # Only over the lines that name a secret: the pattern looks ahead for such a word at every position, which
-        # on a whole snippet cost more than all the other patterns together. No match spans a line (names,
-        # separators and values stop at a newline) but a parenthesised value's, whose lines the span takes in, so
-        # the result is the same.
-        pieces, at = [], 0
-        for start, end in lines:
-            pieces += (text[at:start], sub("assignment", ASSIGNMENT, assignment, text[start:end]))
-            at = end
-        text = "".join((*pieces, text[at:]))
+        text = sub("assignment", ASSIGNMENT, assignment, text, _assignments_starting_on(text, lines))
         if "</" in text:
             text = sub("assignment", XML_ELEMENT, lambda m: secret_assignments.redacted_element(m, secret), text)
         if "<add" in lowered:
@@ -235,9 +236,7 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_l
 
 
 def _lines_naming_a_secret(text: str) -> list[tuple[int, int]]:
-    """`(start, end)` of each line holding a `SECRET_WORD`, its newline included, in order; one scan of the text.
-    A line that leaves a parenthesis open is taken with the lines of literals below it (`LITERAL_LINE`), which may
-    be its value's (`PASSWORD = (` over `"..."` lines)."""
+    """`(start, end)` of each line holding a `SECRET_WORD`, its newline included, in order; one scan of the text."""
     spans: list[tuple[int, int]] = []
     lowered = text.lower()
     # Lower-casing kept every position when it kept the length (no letter became two). The long s is the one letter
@@ -248,18 +247,32 @@ def _lines_naming_a_secret(text: str) -> list[tuple[int, int]]:
         if spans and found.start() < spans[-1][1]:
             continue  # on the line already taken
         start = text.rfind("\n", 0, found.start()) + 1
-        end = _line_end(text, found.end())
-        if text.count("(", start, end) > text.count(")", start, end):
-            while end < len(text) and LITERAL_LINE.match(text, end):
-                end = _line_end(text, end)
-        spans.append((start, end))
+        newline = text.find("\n", found.end())
+        spans.append((start, len(text) if newline < 0 else newline + 1))
     return spans
 
 
-def _line_end(text: str, at: int) -> int:
-    """Where the line holding position `at` ends, its newline included."""
-    newline = text.find("\n", at)
-    return len(text) if newline < 0 else newline + 1
+def _assignments_starting_on(text: str, lines: list[tuple[int, int]]) -> Callable[[int], re.Match[str] | None]:
+    """A `find` for `sub`: the first `ASSIGNMENT` at or after a position that starts on one of `lines`
+    (`_lines_naming_a_secret`), read on the whole text from there.
+
+    Looked for only on those lines: the name looks ahead for a secret word at every position, which on a whole
+    snippet cost more than all the other patterns together. Read on the whole text: a value in brackets goes on
+    below its name's line (`PASSWORD = (` over its literals, empty lines and comments between them), and the
+    pattern alone says where it ends, so no second reading of the lines below can stop short of it."""
+    ends = [end for _, end in lines]
+
+    def find(at: int) -> re.Match[str] | None:
+        for index in range(bisect_right(ends, at), len(lines)):
+            start, end = lines[index]
+            where = max(at, start)
+            while (lead := ASSIGNMENT_LEAD.search(text, where, end)) is not None:
+                if (found := ASSIGNMENT.match(text, lead.start())) is not None:
+                    return found
+                where = lead.start() + 1
+        return None
+
+    return find
 
 
 def _blank_key_lines(text: str, count: int) -> str:

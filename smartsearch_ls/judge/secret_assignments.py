@@ -17,6 +17,11 @@ decides what the value must look like:
 - a last word naming something about the secret rather than the secret (`password_prompt`, `TOKEN_URL`,
   `auth_type`, `key_name`): not a secret.
 
+A tuple or list of literals is a collection, and its name's last word says what each item is, as it says what a
+lone value is: under `CREDENTIALS`, `PASSWORDS` or `API_KEYS` each item is decided as a lone value of that name
+would be (`("admin", "hunter2")` loses both), while `SECRET_SETTINGS = ("DEBUG", "SECRET_KEY")`,
+`PASSWORD_HASHERS` and `AUTH_METHODS` hold settings, hashers and methods, whatever the name says they are for.
+
 Quoted values count in any file. An unquoted value counts only where the file's syntax makes it a literal (config
 files, shell, Markdown, files of no known language), not in a programming language's source, where
 `password = hunter2` reads a variable and says nothing secret. Values that cannot be secrets are left alone
@@ -30,6 +35,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from smartsearch_ls.chunking.secret_blocks import BLOCK_INDICATOR
 from smartsearch_ls.discovery.documentation import is_documentation
 
 Syntax = Literal["code", "prose", "config"]
@@ -41,39 +47,54 @@ _SEPARATOR = r"(?::=|=>|===|==|=|:)"
 _PREFIX = r"[rbuRBUfF]{0,2}"
 
 
-def _quoted(group: str) -> str:
-    """A string literal on one line (`"..."`, `f'...'`, `` `...` ``), its prefix, quote and text captured as
-    `<group>prefix`, `<group>q` and `<group>value`: a pattern names each of its literals apart."""
-    return (
-        rf"(?P<{group}prefix>{_PREFIX})(?P<{group}q>[\"'`])"
-        rf"(?P<{group}value>(?:\\.|(?!(?P={group}q))[^\\\n]){{1,500}}?)(?P={group}q)"
-    )
+def _literal(quote: str, *, parts: bool = False) -> str:
+    """A string literal on one line (`"..."`, `f'...'`, `` `...` ``, `""`), its quote captured as `quote` (the
+    back-reference that closes it, so a pattern names each of its literals apart) and, with `parts`, its prefix and
+    text as `prefix` and `value`. Its text ends at its first unescaped quote however it is taken, so it is taken
+    possessively: a value that fails further on does not try it again shorter."""
+    prefix, value = ("(?P<prefix>", "(?P<value>") if parts else ("(?:", "(?:")
+    return rf"{prefix}{_PREFIX})(?P<{quote}>[\"'`]){value}(?:\\.|(?!(?P={quote}))[^\\\n]){{0,500}}+)(?P={quote})"
 
 
-_BETWEEN_LITERALS = r"(?:\s|#[^\n]*\n)*"
-"""What may stand between the literals of a parenthesised value: spaces, line ends and `#` comments (each taken to
-its line end, so a quote inside one is never taken for a literal's)."""
+_GAP = r"(?:\s|#[^\n]{0,200}+(?:\n|\Z))*+"
+"""What may stand between the literals of a value in brackets and around its commas: spaces, line ends (empty lines
+too) and `#` comments, each taken to its line end so that a quote, comma or bracket in one is not read as code.
+Possessive, and a comment of 200 characters at most (a longer one ends the value, which is then not read as one):
+taking each comment to its line end whatever its length made every `token=(#` of a line written over and over
+read the rest of the line, quadratic in its length."""
 
-ASSIGNMENT = re.compile(
-    r"(?P<lead>(?<!\w)(?P<nq>[\"'`]?)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
+_LEAD = (
+    r"(?<!\w)(?P<nq>[\"'`]?)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
     r"[A-Za-z_][\w.-]{0,80})(?P=nq)\]?"
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |]{0,60}?(?=[ \t]*=[^=>]))?"  # an annotation: `password: str = "..."`
-    rf"[ \t]*{_SEPARATOR}[ \t]*)"
-    rf"(?:(?P<paren>\({_BETWEEN_LITERALS})?{_quoted('')}"
-    rf"(?(paren)(?:{_BETWEEN_LITERALS}{_quoted('next')})*)"  # in parentheses, the literals joined to the first
+    rf"[ \t]*{_SEPARATOR}[ \t]*"
+)
+
+ASSIGNMENT = re.compile(
+    rf"(?P<lead>{_LEAD})"
+    rf"(?:(?P<open>(?:(?P<paren>\()|\[){_GAP})?+{_literal('q')}"
+    # More literals: in brackets, after a comma or not, on any line; else on the same line (`"abc" "def"`).
+    rf"(?:(?(open){_GAP}(?:,{_GAP})?+|[ \t]*+){_literal('nextq')})*+"
+    rf"(?(open)(?:{_GAP},)?+{_GAP}(?:(?(paren)\)|\])|\Z))"  # in brackets, nothing else up to the closing one
     r"|(?P<bare>[^\s\"'`#;,:=][^\n\"'`]{0,500}))"
 )
 """`name <separator> value`: `=`, `:`, `:=`, `=>`, `==`, `===` (a hard-coded comparison leaks as much), the name
 optionally quoted (`"password": ...`, `config["password"] = ...`) or annotated (`password: str = ...`); the value
-quoted, the literals in parentheses that a long value is split into (`PASSWORD = (` with `"..."` on each line
-below, which Python and C join into one string), or the rest of the line. Only a parenthesised value's match spans
-lines, the ones `LITERAL_LINE` tells."""
+quoted, or the rest of the line. A quoted value is one literal or several that the language joins into one
+(`"abc" "def"`; `PASSWORD = (` over a `"..."` on each line below, as Python and C split a long one), or a tuple
+or list of literals (`("admin", "hunter2")`, `[\n "k1",\n "k2",\n]`): a bracket counts only when its literals
+(comments, line ends and commas between them) close it, and a snippet's end closes it too, since the snippet may be
+cut inside; `("DEBUG" if prod else "dev")`, `("hunter2" + suffix)` and `get_key(` are bare values (in code, an
+expression, left as written). Only a value in brackets goes on below its line: `redact` looks for assignments on
+the lines naming a secret (`ASSIGNMENT_LEAD`) and reads each one on the whole text from there."""
 
-LITERAL_LINE = re.compile(rf"[ \t]*(?:{_PREFIX}[\"'`]|#)")
-"""A line that may go on a parenthesised value (`ASSIGNMENT`): one starting with a literal or a comment."""
+ASSIGNMENT_LEAD = re.compile(_LEAD)
+"""Where an `ASSIGNMENT` may start: its name and separator, which are on one line."""
 
-_LITERAL_OR_COMMENT = re.compile(rf"#[^\n]*|{_quoted('')}")
-"""The literals of an `ASSIGNMENT` value, read past the comments between them."""
+_PIECE = re.compile(rf"#[^\n]*|(?P<comma>,)|{_literal('q', parts=True)}")
+"""An `ASSIGNMENT`'s quoted value read again piece by piece (a pattern keeps only the last literal a repetition
+took): its literals, the commas between a tuple's or list's items, and comments, taken whole so that a quote or
+comma in one is not read as code."""
 
 XML_ELEMENT = re.compile(
     r"<(?P<name>(?=[\w.:-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))[A-Za-z_][\w.:-]{0,80})>"
@@ -157,11 +178,14 @@ def syntax_of(path: str) -> Syntax:
     return "prose" if is_documentation(path) else "config"
 
 
-def is_secret(name: str, value: str, *, quoted: bool) -> bool:
-    """Whether `value`, assigned to `name`, is to be taken for a secret (see the module's docstring)."""
+def is_secret(name: str, value: str, *, quoted: bool, item: bool = False) -> bool:
+    """Whether `value`, assigned to `name`, is to be taken for a secret (see the module's docstring). `item`: the
+    value is an item of a tuple or list assigned to `name`."""
     words = [w.lower() for w in _WORDS.findall(name) if not w.isdigit()]
     if not words or words[-1] in _ABOUT_THE_SECRET:
         return False
+    if item and not _names_a_secret(words[-1]):
+        return False  # a collection of something else: `SECRET_SETTINGS`, `PASSWORD_HASHERS`, `AUTH_METHODS`
     if value != value.strip() or not any(c.isalnum() for c in value):
         return False  # a fragment of a message or a command line, or a mask (`"****"`)
     if "://" in value or value.startswith(("/", "./", "~/")):
@@ -173,6 +197,12 @@ def is_secret(name: str, value: str, *, quoted: bool) -> bool:
     if words[-1] in _GENERATED or words[-1].endswith("token"):
         return _looks_generated(value)
     return False
+
+
+def _names_a_secret(word: str) -> bool:
+    """Whether a name's last word names the secret itself, in the singular or the plural (`password`, `creds`,
+    `keys`, `access_tokens`' `tokens`), rather than something it qualifies (`SECRET_SETTINGS`)."""
+    return word in _CHOSEN_LAST or word in _GENERATED or word.endswith("token") or any(c in word for c in _CHOSEN)
 
 
 def _looks_generated(value: str) -> bool:
@@ -192,23 +222,47 @@ def redacted(found: re.Match[str], mark: str, syntax: Syntax) -> str | None:
     """An `ASSIGNMENT` match with its value replaced by `mark`, or None when the value is not taken for a secret."""
     name = found["name"]
     if found["q"]:
-        literals = [m for m in _LITERAL_OR_COMMENT.finditer(found.string, found.end("lead"), found.end()) if m["q"]]
-        if not is_secret(name, "".join(_literal_part(m) for m in literals), quoted=True):
-            return None
-        # Each literal is marked, what is between them (the parenthesis, line ends, comments) kept.
-        pieces, at = [found["lead"]], found.end("lead")
-        for literal in literals:
-            pieces += (found.string[at : literal.start()], f"{literal['prefix']}{literal['q']}{mark}{literal['q']}")
-            at = literal.end()
-        return "".join(pieces)
+        return _redacted_literals(found, mark)
     if syntax == "code":
         return None
     value, rest = _without_comment(found["bare"])
+    if _BLOCK_HEAD.fullmatch(value):
+        return None  # `password: &pw |`: the value is the block scalar's below (`YAML_BLOCK`), not the head's rest
     if syntax == "prose":  # one word, without the punctuation of the sentence it is in; what follows is prose
         word, space, more = value.partition(" ")
         value = word.rstrip(",;.")
         rest = word[len(value) :] + space + more + rest
     return f"{found['lead']}{mark}{rest}" if is_secret(name, value, quoted=False) else None
+
+
+def _redacted_literals(found: re.Match[str], mark: str) -> str | None:
+    """An `ASSIGNMENT` match of a quoted value with each literal of its secret replaced by `mark`, what is between
+    them kept (brackets, commas, line ends, comments) and an empty one too, which hides nothing (a triple-quoted
+    string on one line reads as three literals, the outer two empty); or None when nothing in it is a secret."""
+    items: list[list[re.Match[str]]] = [[]]
+    for piece in _PIECE.finditer(found.string, found.end("lead"), found.end()):
+        if piece["comma"]:
+            items.append([])
+        elif piece["q"]:
+            items[-1].append(piece)
+    # A list, or a tuple (a comma in parentheses), is a collection, and its name says what each item is; literals
+    # in parentheses without one are a single value the language joins, as are literals side by side.
+    collection = bool(found["open"]) and (not found["paren"] or len(items) > 1)
+    marked = [
+        literal
+        for item in items
+        if item and is_secret(found["name"], "".join(map(_literal_part, item)), quoted=True, item=collection)
+        for literal in item
+        if literal["value"]
+    ]
+    if not marked:
+        return None
+    pieces, at = [found["lead"]], found.end("lead")
+    for literal in marked:
+        pieces += (found.string[at : literal.start()], f"{literal['prefix']}{literal['q']}{mark}{literal['q']}")
+        at = literal.end()
+    pieces.append(found.string[at : found.end()])
+    return "".join(pieces)
 
 
 def redacted_attribute(found: re.Match[str], mark: str) -> str | None:
@@ -252,6 +306,7 @@ def redacted_element(found: re.Match[str], mark: str) -> str | None:
 
 
 _COMMENT = re.compile(r"\s+[#;]|\s*$")
+_BLOCK_HEAD = re.compile(BLOCK_INDICATOR)
 
 
 def _without_comment(bare: str) -> tuple[str, str]:

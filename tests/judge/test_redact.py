@@ -10,6 +10,7 @@ files, and ordinary code with secret-sounding names that must stay as it is. The
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -100,6 +101,19 @@ ORDINARY_CODE = [
     ("env.py", 'token = (\n    os.environ["TOKEN"]\n)\nkey = get_key(\n    "scope"\n)\n'),
     ("values.yaml", "description: | # what it does\n  Rotates the password\npassword_hint: | # shown\n  a pet\n"),
     ("list.yaml", "- description: |\n    Rotates the token\n- notes: >-\n    none\n"),
+    # Tuples and lists whose name says what their items are, not that they are secrets, a ternary and a sum
+    (
+        "secrets.py",
+        'SECRET_SETTINGS = ("DEBUG", "SECRET_KEY")\n_CREDENTIAL_HEADERS = ("x-goog-api-key", "authorization")\n',
+    ),
+    ("oauth2.py", '_SECRET_TOKEN_ENDPOINT_AUTH_METHODS = ("client_secret_post", "client_secret_basic")\n'),
+    (
+        "hashers.py",
+        'PASSWORD_HASHERS = (\n    "django.contrib.auth.hashers.PBKDF2PasswordHasher",\n'
+        '    "django.contrib.auth.hashers.Argon2PasswordHasher",\n)\nAUTH_METHODS = ["password", "oauth"]\n',
+    ),
+    ("expressions.py", 'token = ("abc123def456" if prod else "dev")\nPASSWORD = ("hunter2" + suffix)\n'),
+    ("auth.json", '{"auth_methods": [\n  "password_grant",\n  "client_secret_basic"\n]}\n'),
     ("README.md", "password = get_password()\nkey = dict_key\nBasic usage: call it.\nBearer authentication\n"),
 ]
 
@@ -144,18 +158,71 @@ MULTILINE_VALUES = [
     ),
     ("deploy/app.yaml", '"password": |\n  «json-ish-pass»\n"port": 1\n'),
     ("deploy/keys.yaml", "'api_key': >\n  «AbC123xyzDEF456»\n  «more-of-it»\n'port': 1\n"),
+    # Empty and whitespace-only lines, and parentheses in a comment or a literal, inside the parentheses
+    ("blank.py", 'PASSWORD = (\n\n    "«hunter2»"\n\n    "«more»"\n)\n'),
+    ("spaces.py", 'PASSWORD = (\n    "«hunter2»"\n    \n    "«more»"\n)\n'),
+    ("comment.py", 'PASSWORD = (  # see the docs)\n    "«hunter2»"\n)\n'),
+    ("paren.py", 'PASSWORD = ("«a)b-x»"\n    "«more»")\n'),
+    # Literals written next to each other on one line, an empty one among them, and a one-line triple-quoted one
+    ("adjacent.py", 'PASSWORD = "«abc»" "«def»"\n'),
+    ("empty.py", 'PASSWORD = (\n    ""\n    "«hunter2»"\n)\n'),
+    ("triple.py", 'PASSWORD = """«hunter2»"""\n'),
+    # A block scalar's head with an anchor or a tag, or an empty line between it and its value
+    ("deploy/anchor.yaml", "db:\n  password: &pw |\n    «hunter2-anchored»\n  host: x\n"),
+    ("deploy/tag.yaml", "db:\n  password: !!str |\n    «hunter2-tagged»\n  host: x\n"),
+    ("deploy/gap.yaml", "db:\n  password: |\n\n    «hunter2-after-a-gap»\n  host: x\n"),
 ]
 
 
 @pytest.mark.parametrize(("path", "written"), MULTILINE_VALUES, ids=[p for p, _ in MULTILINE_VALUES])
 def test_a_secret_written_on_the_lines_below_its_name_is_redacted_line_by_line(path: str, written: str) -> None:
-    """A value in parentheses below its name (`PASSWORD = (`) and a YAML block scalar whose head carries a comment,
-    is a list item's (`- password: |`, its value indented under the key) or has a quoted key were sent as written:
-    each of its strings or lines is blanked, what is around them (comments, quotes, line ends) kept, and counted
-    once."""
+    """A value in parentheses below its name (`PASSWORD = (`, also past an empty line), literals side by side
+    (`"abc" "def"`, a one-line triple-quoted string), and a YAML block scalar whose head carries a comment, an anchor
+    or a tag, is a list item's (`- password: |`, its value indented under the key), has a quoted key or an empty
+    line above its value were sent as written, whole or in part: each of its strings or lines is blanked, what is
+    around them (comments, quotes, line ends, empty literals) kept, and counted once."""
     text = written.replace("«", "").replace("»", "")
     redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
     assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written) and redacted.kinds == ("assignment",)
+
+
+COLLECTIONS = [
+    # (path, text with each secret item between « and »): tuples and lists under a name saying what their items are
+    ("auth.py", 'BASIC_AUTH_CREDENTIALS = ("«admin»", "«hunter2»")\n'),
+    ("passwords.py", 'PASSWORDS = (\n    "«hunter2»",  # the old one\n    "«s3cret99»",\n)\n'),
+    ("creds.py", 'DB_CREDS = ["bob", "«hunter2»"]\n'),  # an item too short to be a password stays
+    ("deploy/keys.json", '{"api_keys": [\n  "«abc123def456»",\n  "«xyz789ghi012»"\n]}\n'),
+    ("tokens.py", 'API_TOKENS = ("«a1b2c3d4e5f6»", "not generated")\n'),  # decided as a lone `API_TOKENS` value
+]
+
+
+@pytest.mark.parametrize(("path", "written"), COLLECTIONS, ids=[p for p, _ in COLLECTIONS])
+def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path: str, written: str) -> None:
+    """A tuple or list is a collection, and its name's last word says what its items are: under `CREDENTIALS`,
+    `PASSWORDS`, `API_KEYS` each item is decided as a lone value of that name would be. Its first item was blanked
+    and the others sent (`("admin", "hunter2")` sent the password), or it was sent whole; `SECRET_SETTINGS`,
+    `PASSWORD_HASHERS` hold settings and hashers (`ORDINARY_CODE`)."""
+    text = written.replace("«", "").replace("»", "")
+    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
+    assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written) and redacted.kinds == ("assignment",)
+
+
+@pytest.mark.parametrize(
+    "adversarial",
+    [
+        "token=(# " * 22_000,  # a comment after each `(` on one line with no line end: each ran to the line's end
+        "token=(# " * 11_000 + "\n" + "token=(# " * 11_000 + "\n",
+        "password = (\n" + '"x" # y\n' * 25_000,  # one open parenthesis over 200 KB of literals and comments
+    ],
+    ids=["one-line", "two-lines", "below-the-name"],
+)
+def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
+    """About 200 KB made of what a parenthesised value may hold, which took seconds (quadratic in a line's length):
+    redacting a snippet, an error message or an import specifier must not stall a search."""
+    started = time.perf_counter()
+    redacted = redact(adversarial, syntax="code")
+    assert time.perf_counter() - started < 2.0
+    assert redacted.text.count("\n") == adversarial.count("\n")
 
 
 BLOCK_HEADS = [
@@ -166,6 +233,8 @@ BLOCK_HEADS = [
     ("  - password: |", 6),  # a list item: the value is indented under the key, not under the dash
     ('  "password": |', 4),
     ("  'api_key': >", 4),
+    ("  password: &pw |", 4),  # an anchor
+    ("  password: !!binary >-", 4),  # a tag
 ]
 
 
