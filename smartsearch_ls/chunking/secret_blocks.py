@@ -32,11 +32,12 @@ _KEY = (
 dash and the spaces after it count as the key's indentation), quoted or not (`"password"`, as JSON-like YAML writes
 it)."""
 
-BLOCK_INDICATOR = r"(?:(?:&\S{1,100}+|!\S{0,100}+)[ \t]+){0,2}[|>][-+0-9]*(?:[ \t]+#[^\n]*|[ \t]*)"
+BLOCK_INDICATOR = r"(?:(?:&\S{1,100}+|!\S{0,100}+)[ \t]+){0,2}[|>](?:[1-9][-+]?|[-+][1-9]?)?(?:[ \t]+#[^\n]*|[ \t]*)"
 """What follows a block scalar's `name:`, the rest of its head line: `|` or `>` with their chomping and indentation
-indicators (`>-`, `|2+`), after the node's anchor or tag if it has them (`&pw |`, `!!binary >-`, both in either
-order), and a comment or spaces after them. The redactor reads such a rest of the line as no value of its own
-(`judge.secret_assignments.redacted`): the value is the block's."""
+indicators (`>-`, `|2+`: one of each at most, in either order, the indentation one digit), after the node's anchor or
+tag if it has them (`&pw |`, `!!binary >-`, both in either order), and a comment or spaces after them. The redactor
+reads such a rest of the line as no value of its own (`judge.secret_assignments.redacted`): the value is the
+block's; so a run of digits is not an indicator, or `password: |1234` would be read as a head and sent."""
 
 _VALUE_LINE = r"(?P=indent)(?(dash) (?P=dash))[ \t]+[^\n]*(?:\n|$)"
 """A line of the value: indented more than the key is (under a list item, more than the dash and its spaces are

@@ -115,6 +115,16 @@ ORDINARY_CODE = [
     ("expressions.py", 'token = ("abc123def456" if prod else "dev")\nPASSWORD = ("hunter2" + suffix)\n'),
     ("auth.json", '{"auth_methods": [\n  "password_grant",\n  "client_secret_basic"\n]}\n'),
     ("README.md", "password = get_password()\nkey = dict_key\nBasic usage: call it.\nBearer authentication\n"),
+    # Collections of names: a lazy-import table (a module path and a class), helpers, environment variables' names
+    (
+        "vaults/__init__.py",
+        '_TABLE = {\n    "Credentials": (".credentials", "Credentials"),\n'
+        '    "AsyncCredentialsWithRawResponse": (".credentials", "AsyncCredentialsWithRawResponse"),\n}\n',
+    ),
+    ("utils.py", '{"_git_credential": [\n    "list_credential_helpers",\n    "set_git_credential",\n]}\n'),
+    ("ci.py", 'SECRETS = ["OPENAI_API_KEY", "GITHUB_TOKEN", "DATABASE_URL"]\nREQUIRED_SECRETS = ("TOKEN",)\n'),
+    ("aws.py", 'CREDENTIALS = ("aws_access_key_id", "aws_secret_access_key")\n'),
+    ("_parser.py", '        >>> tokens = ["foo", " ", "bar", " ", "19June2000", "baz"]\n'),  # a text cut into tokens
 ]
 
 
@@ -193,6 +203,8 @@ COLLECTIONS = [
     ("creds.py", 'DB_CREDS = ["bob", "«hunter2»"]\n'),  # an item too short to be a password stays
     ("deploy/keys.json", '{"api_keys": [\n  "«abc123def456»",\n  "«xyz789ghi012»"\n]}\n'),
     ("tokens.py", 'API_TOKENS = ("«a1b2c3d4e5f6»", "not generated")\n'),  # decided as a lone `API_TOKENS` value
+    # Items that read as words, not as names of something: a password holding a secret word is still one
+    ("weak.py", 'PASSWORDS = ["«Password123»", "«secret99»", "«hunter2»"]\n'),
 ]
 
 
@@ -213,12 +225,16 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "token=(# " * 22_000,  # a comment after each `(` on one line with no line end: each ran to the line's end
         "token=(# " * 11_000 + "\n" + "token=(# " * 11_000 + "\n",
         "password = (\n" + '"x" # y\n' * 25_000,  # one open parenthesis over 200 KB of literals and comments
+        ('"x",' * 450 + "#" + "token=(#" * 24 + "\n") * 60,  # a value read from each `token=(` to the end
+        "# token=(\n" * 20_000,  # comment lines, each read below its line to the text's end
+        '"y"#token=(\n' * 16_000 + "z\n",  # and a comment after a literal, which no value reaches
     ],
-    ids=["one-line", "two-lines", "below-the-name"],
+    ids=["one-line", "two-lines", "below-the-name", "sixty-long-lines", "comment-lines", "after-literals"],
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
-    """About 200 KB made of what a parenthesised value may hold, which took seconds (quadratic in a line's length):
-    redacting a snippet, an error message or an import specifier must not stall a search."""
+    """About 200 KB made of what a parenthesised value may hold, which took seconds (quadratic in a line's length,
+    or in the text's, 105 s for sixty lines of 2,000 characters): redacting a snippet, an error message or an import
+    specifier must not stall a search."""
     started = time.perf_counter()
     redacted = redact(adversarial, syntax="code")
     assert time.perf_counter() - started < 2.0
@@ -339,3 +355,53 @@ def test_a_secret_block_scalar_with_empty_lines_in_its_value_is_redacted_past_th
         assert not any(line in judged.text for line in secret), (snippet.start_line, judged.text)
         assert judged.text.count("\n") == snippet.text.count("\n")
     assert "port: 8080" in redact_snippet(snippets[-1]).text
+
+
+COMMENTS_IN_VALUES = [
+    # (path, text with each secret between « and »)
+    ("settings.py", 'PASSWORD = (\n    "«hunter2»"  # old: password = "«letmein1»"\n)\n'),
+    ("above.py", 'PASSWORD = (\n    # password = "«letmein1»"\n    "«hunter2»"\n)\n'),
+    ("keys.py", 'API_KEYS = [\n    "«abc123def456»",  # token = "«zz99yy88xx77»"\n]\n'),
+]
+
+
+@pytest.mark.parametrize(("path", "written"), COMMENTS_IN_VALUES, ids=[p for p, _ in COMMENTS_IN_VALUES])
+def test_an_assignment_in_a_comment_inside_a_redacted_value_is_redacted_too(path: str, written: str) -> None:
+    """A value read across lines was replaced whole, and the comments inside it were never searched: the old
+    password written in one was sent, where a value on one line leaves its comment to be searched."""
+    text = written.replace("«", "").replace("»", "")
+    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
+    assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written)
+    assert redacted.kinds == ("assignment", "assignment")
+
+
+SIDE_BY_SIDE = [
+    # (text with each secret between « and », the kinds redacted)
+    ('password = "«hunter2»" " "\n', ("assignment",)),
+    ('api_key = "«s3cr3t-P4ss»" "a b"\n', ("assignment",)),
+    ('PASSWORD = "«hunter2»" "sk-abcdefghijklmnopqrstuvwx"\n', ("openai-key", "assignment")),
+]
+
+
+@pytest.mark.parametrize(("written", "kinds"), SIDE_BY_SIDE, ids=["space", "words", "provider-key"])
+def test_a_secret_literal_beside_others_is_redacted_when_they_are_not_one_secret_together(
+    written: str, kinds: tuple[str, ...]
+) -> None:
+    """Literals side by side are one value when together they read as a secret; when they do not (a space, words, a
+    provider key already redacted), each is decided alone, as a lone literal of the name was before they were
+    joined."""
+    text = written.replace("«", "").replace("»", "")
+    redacted = redact(text, syntax="code")
+    expected = re.sub("«[^»]*»", "[REDACTED:secret]", written).replace(
+        "sk-abcdefghijklmnopqrstuvwx", "[REDACTED:openai-key]"
+    )
+    assert redacted.text == expected and redacted.kinds == kinds
+
+
+@pytest.mark.parametrize("line", ["password=|1234", "password: >2024", "PASSWORD = >-12345 ; c", "password: &a |1234"])
+def test_an_unquoted_value_shaped_like_a_block_head_with_more_than_one_digit_is_a_value(line: str) -> None:
+    """YAML's block head takes one indentation digit (and a chomping sign): `|1234` is a value of its own, which
+    was read as a head and sent."""
+    redacted = redact(line + "\n", syntax="config")
+    assert redacted.kinds == ("assignment",) and "[REDACTED:secret]" in redacted.text
+    assert not any(digits in redacted.text for digits in ("1234", "2024", "12345")), redacted.text
