@@ -24,19 +24,37 @@ from collections.abc import Sequence
 
 from smartsearch_ls.chunking.snippet import Snippet
 
+_KEY = (
+    r"(?P<indent>[ \t]*)(?:-(?P<dash>[ \t]+))?"
+    r"(?P<nq>[\"']?)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))[A-Za-z_][\w.-]{0,80})(?P=nq)"
+)
+"""A block scalar's key with a secret word in its name: a mapping's (`password`), a list item's (`- password`, whose
+dash and the spaces after it count as the key's indentation), quoted or not (`"password"`, as JSON-like YAML writes
+it)."""
+
+BLOCK_INDICATOR = r"(?:(?:&\S{1,100}+|!\S{0,100}+)[ \t]+){0,2}[|>](?:[1-9][-+]?|[-+][1-9]?)?(?:[ \t]+#[^\n]*|[ \t]*)"
+"""What follows a block scalar's `name:`, the rest of its head line: `|` or `>` with their chomping and indentation
+indicators (`>-`, `|2+`: one of each at most, in either order, the indentation one digit), after the node's anchor or
+tag if it has them (`&pw |`, `!!binary >-`, both in either order), and a comment or spaces after them. The redactor
+reads such a rest of the line as no value of its own (`judge.secret_assignments.redacted`): the value is the
+block's; so a run of digits is not an indicator, or `password: |1234` would be read as a head and sent."""
+
+_VALUE_LINE = r"(?P=indent)(?(dash) (?P=dash))[ \t]+[^\n]*(?:\n|$)"
+"""A line of the value: indented more than the key is (under a list item, more than the dash and its spaces are
+wide, the dash counting as one space)."""
+
 YAML_BLOCK = re.compile(
-    r"^(?P<lead>(?P<indent>[ \t]*)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
-    r"[A-Za-z_][\w.-]{0,80})[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*\r?\n)"
-    r"(?P<body>(?:(?P=indent)[ \t]+[^\n]*(?:\n|$))(?:(?:[ \t]*\r?\n)*(?P=indent)[ \t]+[^\n]*(?:\n|$))*)",
+    rf"^(?P<lead>{_KEY}[ \t]*:[ \t]*{BLOCK_INDICATOR}\r?\n)"
+    rf"(?P<body>(?:(?:[ \t]*\r?\n)*{_VALUE_LINE})+)",
     re.MULTILINE,
 )
 """YAML's block scalar (`password: |` and the more-indented lines under it): the value is on the lines below, empty
-lines between them included (a bundle of certificates, a value of several paragraphs), and a `\\r\\n` line end is
-one (the redactor reads a snippet's text as the file writes it). Shared with the redactor
+lines above and between them included (a bundle of certificates, a value of several paragraphs), and a `\\r\\n`
+line end is one (the redactor reads a snippet's text as the file writes it). Shared with the redactor
 (`judge.secret_assignments`), which decides on the value when it sees the whole block."""
 
 
-_HEAD = re.compile(r":[ \t]*[|>][-+0-9]*[ \t]*$", re.MULTILINE)
+_HEAD = re.compile(rf":[ \t]*{BLOCK_INDICATOR}$", re.MULTILINE)
 """The end of a block scalar's `name: |` line. Chunking looks for it first and tries `YAML_BLOCK` only on the lines
 it ends: nearly every source file holds a `|` or a `>`, and trying the name's look-ahead at every line start cost
 as much as a fifth of chunking a tree of Python."""

@@ -44,7 +44,7 @@ from smartsearch_ls.index.gc_pause import gc_paused
 
 log = logging.getLogger(__name__)
 
-FORMAT = 13
+FORMAT = 14
 """Bump when what is persisted, or how files are chunked or tokenized, changes (3: the checksum is a CRC-32; 4:
 TypeScript overload signatures join their function's snippet, a file whose name is not UTF-8 is skipped, and a
 file's stamp holds its change time; 5: JavaScript methods assigned to members are declarations, and a doc comment
@@ -53,7 +53,9 @@ snippet's text is held compressed; 8: a snippet keeps the key of its vector;
 9: a postings table is persisted as its buffer and the arrays cut out of it since; 10: a file's declarations are one
 pickle of their own inside its entry's, unpickled when first read; 11: a term's postings may lie in the buffer and go
 on in an array of what it gained since; 12: that array's table field is `gains`; 13: a snippet that starts inside
-the body of a secret-named YAML block scalar says so, `Snippet.secret_until`)."""
+the body of a secret-named YAML block scalar says so, `Snippet.secret_until`; 14: such a block is also one whose head
+has a comment, an anchor or a tag after the key, is a list item's or has a quoted key, or whose value starts below
+an empty line)."""
 
 STALE_TEMPORARY_SECONDS = 600.0
 """A temporary file untouched this long belongs to a persist that was killed: a whole index is written in seconds."""

@@ -31,6 +31,7 @@ import base64
 import binascii
 import contextvars
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -43,7 +44,9 @@ from smartsearch_ls.chunking.snippet import Snippet, split_lines
 from smartsearch_ls.judge import secret_assignments
 from smartsearch_ls.judge.secret_assignments import (
     ASSIGNMENT,
+    ASSIGNMENT_LEAD,
     DOCKER_ENV,
+    REDACTED,
     SECRET_WORD,
     SECRET_WORD_LOWERED,
     XML_ADD,
@@ -175,15 +178,32 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_l
         if blanked:
             kinds.append("assignment")  # what a block seen whole is counted as (`secret_assignments.redacted_block`)
 
-    def sub(kind: str, pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str | None], source: str) -> str:
+    def sub(
+        kind: str,
+        pattern: re.Pattern[str],
+        replace: Callable[[re.Match[str]], str | None],
+        source: str,
+        lines: list[tuple[int, int]] | None = None,
+        *,
+        below: bool = True,
+    ) -> str:
         """`pattern.sub`, where `replace` may turn a match down (None). The search then goes on from the end of the
         match's `lead` when it has one: an assignment whose value is no secret may hold one
-        (`{password: x, token: "..."}`, the rest of that line being the first one's unquoted value)."""
+        (`{password: x, token: "..."}`, the rest of that line being the first one's unquoted value). `lines`: the
+        source's lines naming a secret, where alone an `ASSIGNMENT` is looked for (`_assignments_starting_on`,
+        which reads one below its line unless `below` is false)."""
+        find = (
+            (lambda at: pattern.search(source, at))
+            if lines is None
+            else _assignments_starting_on(source, lines, below=below)
+        )
         pieces: list[str] = []
         at = 0
-        while (found := pattern.search(source, at)) is not None:
-            # Already redacted by an earlier, more specific pattern, or of a secret's shape but not one:
-            skip = "[REDACTED:" in found[0] and pattern is not _PRIVATE_KEY
+        while (found := find(at)) is not None:
+            # Already redacted by an earlier, more specific pattern, or of a secret's shape but not one. An
+            # assignment leaves out what was redacted itself (`secret_assignments.redacted`), so that a literal
+            # beside a provider's key is still decided.
+            skip = REDACTED in found[0] and pattern is not _PRIVATE_KEY and pattern is not ASSIGNMENT
             replaced = None if skip else replace(found)
             if replaced is None:
                 resume = found.end("lead") if "lead" in pattern.groupindex else found.end()
@@ -212,15 +232,18 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_l
         text = sub("url-password", _URL_PASSWORD, lambda m: m[1] + _mark("password") + m[3], text)
     if lines := _lines_naming_a_secret(text):
         secret = _mark("secret")
-        assignment = lambda m: secret_assignments.redacted(m, secret, syntax)  # noqa: E731
-        # Only over the lines that name a secret: the pattern looks ahead for such a word at every position, which
-        # on a whole snippet cost more than all the other patterns together. No match spans a line (names,
-        # separators and values stop at a newline), so the result is the same.
-        pieces, at = [], 0
-        for start, end in lines:
-            pieces += (text[at:start], sub("assignment", ASSIGNMENT, assignment, text[start:end]))
-            at = end
-        text = "".join((*pieces, text[at:]))
+
+        def assignment(found: re.Match[str]) -> str | None:
+            return secret_assignments.redacted(found, secret, syntax, kept)
+
+        def kept(between: str) -> str:
+            """What stands between the secret literals of a value read (in brackets, over several lines): its
+            comments may hold an assignment of their own (`"hunter2"  # old: password = "..."`), which resuming
+            after the value would never search. Each is read on its own line: it is in a comment or a literal."""
+            inside = _lines_naming_a_secret(between)
+            return sub("assignment", ASSIGNMENT, assignment, between, inside, below=False) if inside else between
+
+        text = sub("assignment", ASSIGNMENT, assignment, text, lines)
         if "</" in text:
             text = sub("assignment", XML_ELEMENT, lambda m: secret_assignments.redacted_element(m, secret), text)
         if "<add" in lowered:
@@ -247,6 +270,49 @@ def _lines_naming_a_secret(text: str) -> list[tuple[int, int]]:
         newline = text.find("\n", found.end())
         spans.append((start, len(text) if newline < 0 else newline + 1))
     return spans
+
+
+def _assignments_starting_on(
+    text: str, lines: list[tuple[int, int]], *, below: bool = True
+) -> Callable[[int], re.Match[str] | None]:
+    """The first `ASSIGNMENT` at or after a position that starts on one of `lines` (`_lines_naming_a_secret`),
+    read on the whole text from there, or with `below` false on its line only.
+
+    Looked for only on those lines: the name looks ahead for a secret word at every position, which on a whole
+    snippet cost more than all the other patterns together. Read on the whole text: a value in brackets goes on
+    below its name's line (`PASSWORD = (` over its literals, empty lines and comments between them), and the
+    pattern alone says where it ends, so no second reading of the lines below can stop short of it.
+
+    On its line only, as every assignment was read before values went below their name: one after a `#` (a comment,
+    `# old: token = (`) and one inside a value already read across lines (in one of its comments or literals). Read
+    below, each such `token=(` read the comments and literals after it to the text's end, and the next one read
+    them again: 105 s for sixty lines of `"x",` and `#token=(`. A value's own comments are searched by
+    `redact`'s `kept`. `this.#token = [` is JavaScript's private field, not a comment."""
+    ends = [end for _, end in lines]
+    comments: dict[int, int] = {}  # a line's (by its index) first `#`, or its end
+    read_until = 0 if below else len(text)
+
+    def find(at: int) -> re.Match[str] | None:
+        nonlocal read_until
+        for index in range(bisect_right(ends, at), len(lines)):
+            start, end = lines[index]
+            where = max(at, start)
+            while (lead := ASSIGNMENT_LEAD.search(text, where, end)) is not None:
+                if index not in comments:
+                    comment = _COMMENT.search(text, start, end)
+                    comments[index] = end if comment is None else comment.start()
+                on_its_line = lead.start() < read_until or lead.start() > comments[index]
+                if (found := ASSIGNMENT.match(text, lead.start(), end if on_its_line else len(text))) is not None:
+                    if found.end() > end:
+                        read_until = found.end()
+                    return found
+                where = lead.start() + 1
+        return None
+
+    return find
+
+
+_COMMENT = re.compile(r"(?<!\.)#")
 
 
 def _blank_key_lines(text: str, count: int) -> str:

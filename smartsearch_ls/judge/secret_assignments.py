@@ -17,6 +17,15 @@ decides what the value must look like:
 - a last word naming something about the secret rather than the secret (`password_prompt`, `TOKEN_URL`,
   `auth_type`, `key_name`): not a secret.
 
+A tuple or list of literals is a collection, and its name's last word says what each item is, as it says what a
+lone value is: under `CREDENTIALS`, `PASSWORDS` or `API_KEYS` each item is decided as a lone value of that name
+would be (`("admin", "hunter2")` loses both), while `SECRET_SETTINGS = ("DEBUG", "SECRET_KEY")`,
+`PASSWORD_HASHERS` and `AUTH_METHODS` hold settings, hashers and methods, whatever the name says they are for.
+A collection holding a fragment of text (`" "`) is a text cut into pieces, a tokenizer's, and an item written as a
+name is not a secret either: an environment variable's (`SECRETS = ["OPENAI_API_KEY"]`), or an identifier or module
+path naming a secret (`"_git_credential": ["set_git_credential"]`, a lazy-import table's `"Credentials":
+(".credentials", "Credentials")`), where `PASSWORDS = ["Password123"]` is one word and a password.
+
 Quoted values count in any file. An unquoted value counts only where the file's syntax makes it a literal (config
 files, shell, Markdown, files of no known language), not in a programming language's source, where
 `password = hunter2` reads a variable and says nothing secret. Values that cannot be secrets are left alone
@@ -28,8 +37,10 @@ placeholders (`{...}`, `<your-password>`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
+from smartsearch_ls.chunking.secret_blocks import BLOCK_INDICATOR
 from smartsearch_ls.discovery.documentation import is_documentation
 
 Syntax = Literal["code", "prose", "config"]
@@ -38,18 +49,57 @@ markup), `prose` (documentation: an unquoted value is one word, the rest of the 
 (everything else: an unquoted value is the rest of the line, as YAML, INI, `.properties` and shell read it)."""
 
 _SEPARATOR = r"(?::=|=>|===|==|=|:)"
+_PREFIX = r"[rbuRBUfF]{0,2}"
 
-ASSIGNMENT = re.compile(
-    r"(?P<lead>(?<!\w)(?P<nq>[\"'`]?)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
+
+def _literal(quote: str, *, parts: bool = False) -> str:
+    """A string literal on one line (`"..."`, `f'...'`, `` `...` ``, `""`), its quote captured as `quote` (the
+    back-reference that closes it, so a pattern names each of its literals apart) and, with `parts`, its prefix and
+    text as `prefix` and `value`. Its text ends at its first unescaped quote however it is taken, so it is taken
+    possessively: a value that fails further on does not try it again shorter."""
+    prefix, value = ("(?P<prefix>", "(?P<value>") if parts else ("(?:", "(?:")
+    return rf"{prefix}{_PREFIX})(?P<{quote}>[\"'`]){value}(?:\\.|(?!(?P={quote}))[^\\\n]){{0,500}}+)(?P={quote})"
+
+
+_GAP = r"(?:\s|#[^\n]{0,200}+(?:\n|\Z))*+"
+"""What may stand between the literals of a value in brackets and around its commas: spaces, line ends (empty lines
+too) and `#` comments, each taken to its line end so that a quote, comma or bracket in one is not read as code.
+Possessive, and a comment of 200 characters at most (a longer one ends the value, which is then not read as one):
+taking each comment to its line end whatever its length made every `token=(#` of a line written over and over
+read the rest of the line, quadratic in its length."""
+
+_LEAD = (
+    r"(?<!\w)(?P<nq>[\"'`]?)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
     r"[A-Za-z_][\w.-]{0,80})(?P=nq)\]?"
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |]{0,60}?(?=[ \t]*=[^=>]))?"  # an annotation: `password: str = "..."`
-    rf"[ \t]*{_SEPARATOR}[ \t]*)"
-    r"(?:(?P<prefix>[rbuRBUfF]{0,2})(?P<q>[\"'`])(?P<value>(?:\\.|(?!(?P=q))[^\\\n]){1,500}?)(?P=q)"
+    rf"[ \t]*{_SEPARATOR}[ \t]*"
+)
+
+ASSIGNMENT = re.compile(
+    rf"(?P<lead>{_LEAD})"
+    rf"(?:(?P<open>(?:(?P<paren>\()|\[){_GAP})?+{_literal('q')}"
+    # More literals: in brackets, after a comma or not, on any line; else on the same line (`"abc" "def"`).
+    rf"(?:(?(open){_GAP}(?:,{_GAP})?+|[ \t]*+){_literal('nextq')})*+"
+    rf"(?(open)(?:{_GAP},)?+{_GAP}(?:(?(paren)\)|\])|\Z))"  # in brackets, nothing else up to the closing one
     r"|(?P<bare>[^\s\"'`#;,:=][^\n\"'`]{0,500}))"
 )
 """`name <separator> value`: `=`, `:`, `:=`, `=>`, `==`, `===` (a hard-coded comparison leaks as much), the name
 optionally quoted (`"password": ...`, `config["password"] = ...`) or annotated (`password: str = ...`); the value
-quoted, or the rest of the line."""
+quoted, or the rest of the line. A quoted value is one literal or several that the language joins into one
+(`"abc" "def"`; `PASSWORD = (` over a `"..."` on each line below, as Python and C split a long one), or a tuple
+or list of literals (`("admin", "hunter2")`, `[\n "k1",\n "k2",\n]`): a bracket counts only when its literals
+(comments, line ends and commas between them) close it, and a snippet's end closes it too, since the snippet may be
+cut inside; `("DEBUG" if prod else "dev")`, `("hunter2" + suffix)` and `get_key(` are bare values (in code, an
+expression, left as written). Only a value in brackets goes on below its line: `redact` looks for assignments on
+the lines naming a secret (`ASSIGNMENT_LEAD`) and reads each one on the whole text from there."""
+
+ASSIGNMENT_LEAD = re.compile(_LEAD)
+"""Where an `ASSIGNMENT` may start: its name and separator, which are on one line."""
+
+_PIECE = re.compile(rf"#[^\n]*|(?P<comma>,)|{_literal('q', parts=True)}")
+"""An `ASSIGNMENT`'s quoted value read again piece by piece (a pattern keeps only the last literal a repetition
+took): its literals, the commas between a tuple's or list's items, and comments, taken whole so that a quote or
+comma in one is not read as code."""
 
 XML_ELEMENT = re.compile(
     r"<(?P<name>(?=[\w.:-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))[A-Za-z_][\w.:-]{0,80})>"
@@ -72,6 +122,9 @@ DOCKER_ENV = re.compile(
     re.MULTILINE,
 )
 """A Dockerfile's `ENV NAME value` (the legacy form: a space, not `=`, between name and value)."""
+
+REDACTED = "[REDACTED:"
+"""How every marker `judge.redact` puts in place of a secret starts: a literal holding one was redacted already."""
 
 SECRET_WORD = re.compile(r"(?i)pass|pwd|pw|secret|cred|token|key|auth")
 """A part of the name of every match of the patterns above: a snippet without one is not scanned by them."""
@@ -112,6 +165,9 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _LETTER_RUN = re.compile(r"[A-Za-z]+")
 _MIXED_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 """Case changing inside a run of letters, not at a word's start: `bPxRfiC`, `XUtn`; not `Tokens`, `VC`, `Win`."""
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_IDENTIFIER_OR_PATH = re.compile(r"\.{0,2}[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+"""An identifier, a dotted one or a relative module path: `set_git_credential`, `a.b`, `.credentials`."""
 
 CODE_SUFFIXES = frozenset(
     {
@@ -133,22 +189,63 @@ def syntax_of(path: str) -> Syntax:
     return "prose" if is_documentation(path) else "config"
 
 
-def is_secret(name: str, value: str, *, quoted: bool) -> bool:
-    """Whether `value`, assigned to `name`, is to be taken for a secret (see the module's docstring)."""
-    words = [w.lower() for w in _WORDS.findall(name) if not w.isdigit()]
+def is_secret(name: str, value: str, *, quoted: bool, item: bool = False) -> bool:
+    """Whether `value`, assigned to `name`, is to be taken for a secret (see the module's docstring). `item`: the
+    value is an item of a tuple or list assigned to `name`."""
+    words = _words(name)
     if not words or words[-1] in _ABOUT_THE_SECRET:
         return False
-    if value != value.strip() or not any(c.isalnum() for c in value):
+    if item and not (_chosen(words[-1:]) or _generated(words[-1])):
+        return False  # a collection of something else: `SECRET_SETTINGS`, `PASSWORD_HASHERS`, `AUTH_METHODS`
+    if item and _names_something(value, words):
+        return False  # `SECRETS = ["OPENAI_API_KEY"]`, `"Credentials": (".credentials", "Credentials")`
+    if _is_fragment(value) or not any(c.isalnum() for c in value):
         return False  # a fragment of a message or a command line, or a mask (`"****"`)
     if "://" in value or value.startswith(("/", "./", "~/")):
         return False  # a URL (one with a password is the URL rule's) or a path
     if not quoted and (value.lower() in _NOT_LITERALS or "(" in value or ")" in value or value[0] in "{[<"):
         return False  # a keyword, a type, code shown in a document, a structure or a `<placeholder>`
-    if words[-1] in _CHOSEN_LAST or any(chosen in "".join(words) for chosen in _CHOSEN):
-        return len(value) >= 4
-    if words[-1] in _GENERATED or words[-1].endswith("token"):
+    if _chosen(words):
+        return len(value) >= SHORTEST
+    if _generated(words[-1]):
         return _looks_generated(value)
     return False
+
+
+SHORTEST = 4
+"""The fewest characters a value taken for a secret has (a chosen one; a generated one has 8)."""
+
+
+def _words(name: str) -> list[str]:
+    """A name's words, lower-cased, without its numbers: `aws_secret_access_key2`: aws, secret, access, key."""
+    return [w.lower() for w in _WORDS.findall(name) if not w.isdigit()]
+
+
+def _chosen(words: list[str]) -> bool:
+    """Whether a name (its words) names something a person chooses: a password, a secret, credentials. Asked of a
+    name's last word alone, whether that word names the secret itself rather than something it qualifies
+    (`CREDENTIALS`, not `SECRET_SETTINGS`)."""
+    return words[-1] in _CHOSEN_LAST or any(chosen in "".join(words) for chosen in _CHOSEN)
+
+
+def _generated(word: str) -> bool:
+    """Whether a name's last word names something generated, in the singular or the plural (`key`, `tokens`,
+    `access_token`)."""
+    return word in _GENERATED or word.endswith("token")
+
+
+def _names_something(item: str, words: list[str]) -> bool:
+    """Whether an item of a collection named by `words` is written as a name rather than as a secret: an environment
+    variable's (`OPENAI_API_KEY`, `DATABASE_URL`), or an identifier or module path holding a secret word that is
+    written as a name is, in several words (`set_git_credential`, `ClientSecrets`), after a dot or an underscore
+    (`.credentials`, `_token`), in capitals (`TOKEN`) or as the collection's own name (`"Credentials":
+    ("Credentials", ...)`). One word holding a secret word is left a secret: `Password123`, `secret99`."""
+    if _ENV_NAME.fullmatch(item):
+        return True
+    if not _IDENTIFIER_OR_PATH.fullmatch(item) or not SECRET_WORD.search(item):
+        return False
+    own = _words(item)
+    return len(own) > 1 or not item[0].isalnum() or item.isupper() or "".join(own) == "".join(words)
 
 
 def _looks_generated(value: str) -> bool:
@@ -164,21 +261,75 @@ def _looks_generated(value: str) -> bool:
     return digits >= 3 or (digits >= 1 and any(_MIXED_CASE.search(run) for run in _LETTER_RUN.findall(value)))
 
 
-def redacted(found: re.Match[str], mark: str, syntax: Syntax) -> str | None:
-    """An `ASSIGNMENT` match with its value replaced by `mark`, or None when the value is not taken for a secret."""
+def redacted(found: re.Match[str], mark: str, syntax: Syntax, kept: Callable[[str], str]) -> str | None:
+    """An `ASSIGNMENT` match with its value replaced by `mark`, or None when the value is not taken for a secret.
+    `kept`: what the text between a quoted value's secret literals (its comments, the other items) becomes; it is
+    searched for assignments of its own (`# old: password = "..."`), which redacting the value whole would send."""
     name = found["name"]
     if found["q"]:
-        if not is_secret(name, _literal_part(found), quoted=True):
-            return None
-        return f"{found['lead']}{found['prefix']}{found['q']}{mark}{found['q']}"
-    if syntax == "code":
-        return None
+        return _redacted_literals(found, mark, kept)
+    if syntax == "code" or REDACTED in found["bare"]:
+        return None  # in code, an expression; or a value an earlier pattern redacted, counted there
     value, rest = _without_comment(found["bare"])
+    if _BLOCK_HEAD.fullmatch(value):
+        return None  # `password: &pw |`: the value is the block scalar's below (`YAML_BLOCK`), not the head's rest
     if syntax == "prose":  # one word, without the punctuation of the sentence it is in; what follows is prose
         word, space, more = value.partition(" ")
         value = word.rstrip(",;.")
         rest = word[len(value) :] + space + more + rest
     return f"{found['lead']}{mark}{rest}" if is_secret(name, value, quoted=False) else None
+
+
+def _redacted_literals(found: re.Match[str], mark: str, kept: Callable[[str], str]) -> str | None:
+    """An `ASSIGNMENT` match of a quoted value with each literal of its secret replaced by `mark`, what is between
+    them (brackets, commas, line ends, comments, other literals) passed through `kept`; or None when nothing in it
+    is a secret. A literal holding a marker was redacted by an earlier pattern (a provider's key) and is left out,
+    so that the literals beside it are still decided."""
+    items: list[list[re.Match[str]]] = [[]]
+    for piece in _PIECE.finditer(found.string, found.end("lead"), found.end()):
+        if piece["comma"]:
+            items.append([])
+        elif piece["q"] and REDACTED not in piece["value"]:
+            items[-1].append(piece)
+    # A list, or a tuple (a comma in parentheses), is a collection, and its name says what each item is; literals
+    # in parentheses without one are a single value the language joins, as are literals side by side.
+    collection = bool(found["open"]) and (not found["paren"] or len(items) > 1)
+    if collection and any(_is_fragment("".join(map(_literal_part, item))) for item in items):
+        return None  # text cut into pieces, a tokenizer's (`tokens = ["foo", " ", "19June2000"]`), not secrets
+    marked: list[re.Match[str]] = []
+    for item in items:
+        marked += _secret_literals(found["name"], item, collection=collection)
+    if not marked:
+        return None
+    pieces, at = [found["lead"]], found.end("lead")
+    for literal in marked:
+        pieces += (kept(found.string[at : literal.start()]), f"{literal['prefix']}{literal['q']}{mark}{literal['q']}")
+        at = literal.end()
+    pieces.append(kept(found.string[at : found.end()]))
+    return "".join(pieces)
+
+
+def _is_fragment(value: str) -> bool:
+    """A piece of a text rather than a value of its own: spaces before or after it, or nothing but spaces."""
+    return value != value.strip()
+
+
+def _secret_literals(name: str, literals: list[re.Match[str]], *, collection: bool) -> list[re.Match[str]]:
+    """The literals of one value of `name` (an item, in a collection) to be blanked: all of them when together they
+    read as a secret (`"abc" "def"`), else each that reads as one alone, as a lone literal of the name would
+    (`"hunter2" " "` has a space at its end together). An empty literal is left, as it hides nothing (a
+    triple-quoted string on one line reads as three literals, the outer two empty)."""
+    parts = [_literal_part(literal) for literal in literals]
+    if is_secret(name, "".join(parts), quoted=True, item=collection):
+        return [literal for literal in literals if literal["value"]]
+    if len(literals) < 2:
+        return []
+    # Shorter ones are not asked about: `"a" "a" ...` over a long line asked once for each.
+    return [
+        literal
+        for literal, part in zip(literals, parts, strict=True)
+        if len(part) >= SHORTEST and is_secret(name, part, quoted=True, item=collection)
+    ]
 
 
 def redacted_attribute(found: re.Match[str], mark: str) -> str | None:
@@ -222,6 +373,7 @@ def redacted_element(found: re.Match[str], mark: str) -> str | None:
 
 
 _COMMENT = re.compile(r"\s+[#;]|\s*$")
+_BLOCK_HEAD = re.compile(BLOCK_INDICATOR)
 
 
 def _without_comment(bare: str) -> tuple[str, str]:

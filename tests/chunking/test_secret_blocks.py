@@ -35,3 +35,19 @@ def test_a_block_goes_on_past_empty_lines_in_its_value_and_many_blocks_are_marke
     for snippet in snippets:
         inside = next((last for first, last in blocks if first < snippet.start_line <= last), 0)
         assert snippet.secret_until == inside
+
+
+def test_block_scalars_are_found_whatever_their_head_says_around_the_name_and_indicator() -> None:
+    """A comment after the indicator, a list item's dash (the value is indented under the key after `- `) and a
+    quoted key still make a block scalar's head; a block under a name of no secret word is not one."""
+    lines = ["users:", "  - password: | # the prod one", "      v", "      w", "    name: bob"]  # 2-4
+    lines += ['"password": >-', "  v", "'api_key': |", "  v"]  # 6-7, 8-9
+    lines += ["- notes: | # see the token docs", "    n", "- token: |", "  x: 1"]  # the dash's width is indentation
+    assert secret_blocks(lines) == [(2, 4), (6, 7), (8, 9)]
+
+
+def test_a_block_scalar_head_may_carry_an_anchor_or_a_tag_and_its_value_start_below_an_empty_line() -> None:
+    """YAML writes an anchor (`&pw`) or a tag (`!!str`) between the key and the indicator, and allows empty lines
+    above a block's first line: such a block is marked too, from its head to its last line."""
+    lines = ["password: &pw |", "  v", "token: !!binary >-", "  v", "secret: !!str &s |", "", "  v", "next: 1"]
+    assert secret_blocks(lines) == [(1, 2), (3, 4), (5, 7)]

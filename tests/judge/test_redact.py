@@ -9,6 +9,9 @@ files, and ordinary code with secret-sounding names that must stay as it is. The
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 
 from smartsearch_ls.chunking import chunk_file
@@ -94,7 +97,34 @@ ORDINARY_CODE = [
     ("ws.js", "opts.auth = `${url.username}:${url.password}`;\n"),
     ("settings.py", 'AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"\n'),
     ("config.yaml", "auth_type: basic\ntoken_ttl: 3600\nkey: password\nsecretKeyRef:\n  name: db\n"),
+    ("messages.py", 'MESSAGE = (\n    "hello"\n)\nPASSWORD_PROMPT = (\n    "Enter your "\n    "password: "\n)\n'),
+    ("env.py", 'token = (\n    os.environ["TOKEN"]\n)\nkey = get_key(\n    "scope"\n)\n'),
+    ("values.yaml", "description: | # what it does\n  Rotates the password\npassword_hint: | # shown\n  a pet\n"),
+    ("list.yaml", "- description: |\n    Rotates the token\n- notes: >-\n    none\n"),
+    # Tuples and lists whose name says what their items are, not that they are secrets, a ternary and a sum
+    (
+        "secrets.py",
+        'SECRET_SETTINGS = ("DEBUG", "SECRET_KEY")\n_CREDENTIAL_HEADERS = ("x-goog-api-key", "authorization")\n',
+    ),
+    ("oauth2.py", '_SECRET_TOKEN_ENDPOINT_AUTH_METHODS = ("client_secret_post", "client_secret_basic")\n'),
+    (
+        "hashers.py",
+        'PASSWORD_HASHERS = (\n    "django.contrib.auth.hashers.PBKDF2PasswordHasher",\n'
+        '    "django.contrib.auth.hashers.Argon2PasswordHasher",\n)\nAUTH_METHODS = ["password", "oauth"]\n',
+    ),
+    ("expressions.py", 'token = ("abc123def456" if prod else "dev")\nPASSWORD = ("hunter2" + suffix)\n'),
+    ("auth.json", '{"auth_methods": [\n  "password_grant",\n  "client_secret_basic"\n]}\n'),
     ("README.md", "password = get_password()\nkey = dict_key\nBasic usage: call it.\nBearer authentication\n"),
+    # Collections of names: a lazy-import table (a module path and a class), helpers, environment variables' names
+    (
+        "vaults/__init__.py",
+        '_TABLE = {\n    "Credentials": (".credentials", "Credentials"),\n'
+        '    "AsyncCredentialsWithRawResponse": (".credentials", "AsyncCredentialsWithRawResponse"),\n}\n',
+    ),
+    ("utils.py", '{"_git_credential": [\n    "list_credential_helpers",\n    "set_git_credential",\n]}\n'),
+    ("ci.py", 'SECRETS = ["OPENAI_API_KEY", "GITHUB_TOKEN", "DATABASE_URL"]\nREQUIRED_SECRETS = ("TOKEN",)\n'),
+    ("aws.py", 'CREDENTIALS = ("aws_access_key_id", "aws_secret_access_key")\n'),
+    ("_parser.py", '        >>> tokens = ["foo", " ", "bar", " ", "19June2000", "baz"]\n'),  # a text cut into tokens
 ]
 
 
@@ -123,16 +153,119 @@ def test_a_key_block_cut_between_snippets_is_redacted_in_every_one(path: str) ->
     assert any('"""' in redact_snippet(s).text for s in inside)  # what follows the END armor is kept
 
 
-def test_a_secret_block_scalar_cut_between_snippets_is_redacted_in_every_one() -> None:
+MULTILINE_VALUES = [
+    # (path, text with each secret line between « and »): values on the lines below their name
+    ("settings.py", 'PASSWORD = (\n    "«hunter2»"\n    "«more»"\n)\n'),
+    ("client.py", 'api_key = (\n    "«k3y-9f8e7d6c5b4a»"\n)\nTIMEOUT = 30\n'),
+    ("config.py", 'class Config:\n    TOKEN: str = (\n        f"«abc123def456ghi»"\n    )\n'),
+    ("db.py", 'DB_PASSWORD = (  # rotated "yearly"\n    "«hunter2»"  # the first half\n    \'«-more»\'\n)\n'),
+    ("deploy/values.yaml", "db:\n  password: | # the prod one\n    «hunter2-block»\n\n    «second-line»\n  host: x\n"),
+    ("deploy/api.yaml", "api:\n  token: >- # rotated monthly\n    «abc123def456ghi789»\n  port: 1\n"),
+    ("deploy/crlf.yaml", "db:\r\n  password: | # the prod one\r\n    «hunter2-crlf»\r\n  host: x\r\n"),
+    (
+        "deploy/users.yaml",
+        "users:\n  - name: alice\n  - password: |\n      «bob-pass-22»\n      «line-two»\n    name: bob\n",
+    ),
+    ("deploy/app.yaml", '"password": |\n  «json-ish-pass»\n"port": 1\n'),
+    ("deploy/keys.yaml", "'api_key': >\n  «AbC123xyzDEF456»\n  «more-of-it»\n'port': 1\n"),
+    # Empty and whitespace-only lines, and parentheses in a comment or a literal, inside the parentheses
+    ("blank.py", 'PASSWORD = (\n\n    "«hunter2»"\n\n    "«more»"\n)\n'),
+    ("spaces.py", 'PASSWORD = (\n    "«hunter2»"\n    \n    "«more»"\n)\n'),
+    ("comment.py", 'PASSWORD = (  # see the docs)\n    "«hunter2»"\n)\n'),
+    ("paren.py", 'PASSWORD = ("«a)b-x»"\n    "«more»")\n'),
+    # Literals written next to each other on one line, an empty one among them, and a one-line triple-quoted one
+    ("adjacent.py", 'PASSWORD = "«abc»" "«def»"\n'),
+    ("empty.py", 'PASSWORD = (\n    ""\n    "«hunter2»"\n)\n'),
+    ("triple.py", 'PASSWORD = """«hunter2»"""\n'),
+    # A block scalar's head with an anchor or a tag, or an empty line between it and its value
+    ("deploy/anchor.yaml", "db:\n  password: &pw |\n    «hunter2-anchored»\n  host: x\n"),
+    ("deploy/tag.yaml", "db:\n  password: !!str |\n    «hunter2-tagged»\n  host: x\n"),
+    ("deploy/gap.yaml", "db:\n  password: |\n\n    «hunter2-after-a-gap»\n  host: x\n"),
+]
+
+
+@pytest.mark.parametrize(("path", "written"), MULTILINE_VALUES, ids=[p for p, _ in MULTILINE_VALUES])
+def test_a_secret_written_on_the_lines_below_its_name_is_redacted_line_by_line(path: str, written: str) -> None:
+    """A value in parentheses below its name (`PASSWORD = (`, also past an empty line), literals side by side
+    (`"abc" "def"`, a one-line triple-quoted string), and a YAML block scalar whose head carries a comment, an anchor
+    or a tag, is a list item's (`- password: |`, its value indented under the key), has a quoted key or an empty
+    line above its value were sent as written, whole or in part: each of its strings or lines is blanked, what is
+    around them (comments, quotes, line ends, empty literals) kept, and counted once."""
+    text = written.replace("«", "").replace("»", "")
+    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
+    assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written) and redacted.kinds == ("assignment",)
+
+
+COLLECTIONS = [
+    # (path, text with each secret item between « and »): tuples and lists under a name saying what their items are
+    ("auth.py", 'BASIC_AUTH_CREDENTIALS = ("«admin»", "«hunter2»")\n'),
+    ("passwords.py", 'PASSWORDS = (\n    "«hunter2»",  # the old one\n    "«s3cret99»",\n)\n'),
+    ("creds.py", 'DB_CREDS = ["bob", "«hunter2»"]\n'),  # an item too short to be a password stays
+    ("deploy/keys.json", '{"api_keys": [\n  "«abc123def456»",\n  "«xyz789ghi012»"\n]}\n'),
+    ("tokens.py", 'API_TOKENS = ("«a1b2c3d4e5f6»", "not generated")\n'),  # decided as a lone `API_TOKENS` value
+    # Items that read as words, not as names of something: a password holding a secret word is still one
+    ("weak.py", 'PASSWORDS = ["«Password123»", "«secret99»", "«hunter2»"]\n'),
+]
+
+
+@pytest.mark.parametrize(("path", "written"), COLLECTIONS, ids=[p for p, _ in COLLECTIONS])
+def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path: str, written: str) -> None:
+    """A tuple or list is a collection, and its name's last word says what its items are: under `CREDENTIALS`,
+    `PASSWORDS`, `API_KEYS` each item is decided as a lone value of that name would be. Its first item was blanked
+    and the others sent (`("admin", "hunter2")` sent the password), or it was sent whole; `SECRET_SETTINGS`,
+    `PASSWORD_HASHERS` hold settings and hashers (`ORDINARY_CODE`)."""
+    text = written.replace("«", "").replace("»", "")
+    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
+    assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written) and redacted.kinds == ("assignment",)
+
+
+@pytest.mark.parametrize(
+    "adversarial",
+    [
+        "token=(# " * 22_000,  # a comment after each `(` on one line with no line end: each ran to the line's end
+        "token=(# " * 11_000 + "\n" + "token=(# " * 11_000 + "\n",
+        "password = (\n" + '"x" # y\n' * 25_000,  # one open parenthesis over 200 KB of literals and comments
+        ('"x",' * 450 + "#" + "token=(#" * 24 + "\n") * 60,  # a value read from each `token=(` to the end
+        "# token=(\n" * 20_000,  # comment lines, each read below its line to the text's end
+        '"y"#token=(\n' * 16_000 + "z\n",  # and a comment after a literal, which no value reaches
+    ],
+    ids=["one-line", "two-lines", "below-the-name", "sixty-long-lines", "comment-lines", "after-literals"],
+)
+def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
+    """About 200 KB made of what a parenthesised value may hold, which took seconds (quadratic in a line's length,
+    or in the text's, 105 s for sixty lines of 2,000 characters): redacting a snippet, an error message or an import
+    specifier must not stall a search."""
+    started = time.perf_counter()
+    redacted = redact(adversarial, syntax="code")
+    assert time.perf_counter() - started < 2.0
+    assert redacted.text.count("\n") == adversarial.count("\n")
+
+
+BLOCK_HEADS = [
+    # (the block's head line, its value's indentation)
+    ("  password: |", 4),
+    ("  password: | # the prod one", 4),
+    ("  password: >- # folded, no final line end", 4),
+    ("  - password: |", 6),  # a list item: the value is indented under the key, not under the dash
+    ('  "password": |', 4),
+    ("  'api_key': >", 4),
+    ("  password: &pw |", 4),  # an anchor
+    ("  password: !!binary >-", 4),  # a tag
+]
+
+
+@pytest.mark.parametrize(("head", "indent"), BLOCK_HEADS, ids=[head.strip() for head, _ in BLOCK_HEADS])
+def test_a_secret_block_scalar_cut_between_snippets_is_redacted_in_every_one(head: str, indent: int) -> None:
     """YAML windows overlap by 10 lines, so a 70-line `password: |` value goes on in a snippet without the
     `password: |` line: its lines are blanked there too, counted as the assignment they are (not as a private key),
     while a block scalar under a name that says nothing secret (`description: |`) reaches the judge as written."""
-    secret = [f"hunter{n:02d}-chosen-pass-line" for n in range(70)]
+    secret = [f"Hunter{n:02d}x9Q-chosen-pass-line" for n in range(70)]  # a password and a generated key alike
     described = [f"line {n:02d} of what the service does" for n in range(70)]
-    lines = ["service:", "  name: billing", "  password: |", *(f"    {line}" for line in secret)]
-    lines += ["  description: |", *(f"    {line}" for line in described), "  port: 8080"]
+    sibling = " " * (indent - 2)  # where the next key of the same mapping is
+    lines = ["service:", head, *(" " * indent + line for line in secret)]  # the block: lines 2-72
+    lines += [f"{sibling}description: |", *(" " * indent + line for line in described), f"{sibling}port: 8080"]
     snippets = chunk_file("deploy/values.yaml", "\n".join(lines) + "\n").snippets
-    inside = [s for s in snippets if 3 < s.start_line <= 73]
+    inside = [s for s in snippets if 2 < s.start_line <= 72]
     assert inside, [(s.start_line, s.end_line) for s in snippets]
     for snippet in snippets:
         judged = redact_snippet(snippet)
@@ -144,7 +277,7 @@ def test_a_secret_block_scalar_cut_between_snippets_is_redacted_in_every_one() -
     for snippet in inside:
         judged = redact_snippet(snippet)
         assert judged.kinds == ("assignment",)
-        assert judged.text.splitlines()[0] == "    [REDACTED:secret]"  # indentation kept, as a whole block's is
+        assert judged.text.splitlines()[0] == " " * indent + "[REDACTED:secret]"  # indentation kept, as a block's is
 
 
 def test_a_secret_block_scalar_with_crlf_line_ends_is_redacted_and_keeps_them() -> None:
@@ -222,3 +355,53 @@ def test_a_secret_block_scalar_with_empty_lines_in_its_value_is_redacted_past_th
         assert not any(line in judged.text for line in secret), (snippet.start_line, judged.text)
         assert judged.text.count("\n") == snippet.text.count("\n")
     assert "port: 8080" in redact_snippet(snippets[-1]).text
+
+
+COMMENTS_IN_VALUES = [
+    # (path, text with each secret between « and »)
+    ("settings.py", 'PASSWORD = (\n    "«hunter2»"  # old: password = "«letmein1»"\n)\n'),
+    ("above.py", 'PASSWORD = (\n    # password = "«letmein1»"\n    "«hunter2»"\n)\n'),
+    ("keys.py", 'API_KEYS = [\n    "«abc123def456»",  # token = "«zz99yy88xx77»"\n]\n'),
+]
+
+
+@pytest.mark.parametrize(("path", "written"), COMMENTS_IN_VALUES, ids=[p for p, _ in COMMENTS_IN_VALUES])
+def test_an_assignment_in_a_comment_inside_a_redacted_value_is_redacted_too(path: str, written: str) -> None:
+    """A value read across lines was replaced whole, and the comments inside it were never searched: the old
+    password written in one was sent, where a value on one line leaves its comment to be searched."""
+    text = written.replace("«", "").replace("»", "")
+    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
+    assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written)
+    assert redacted.kinds == ("assignment", "assignment")
+
+
+SIDE_BY_SIDE = [
+    # (text with each secret between « and », the kinds redacted)
+    ('password = "«hunter2»" " "\n', ("assignment",)),
+    ('api_key = "«s3cr3t-P4ss»" "a b"\n', ("assignment",)),
+    ('PASSWORD = "«hunter2»" "sk-abcdefghijklmnopqrstuvwx"\n', ("openai-key", "assignment")),
+]
+
+
+@pytest.mark.parametrize(("written", "kinds"), SIDE_BY_SIDE, ids=["space", "words", "provider-key"])
+def test_a_secret_literal_beside_others_is_redacted_when_they_are_not_one_secret_together(
+    written: str, kinds: tuple[str, ...]
+) -> None:
+    """Literals side by side are one value when together they read as a secret; when they do not (a space, words, a
+    provider key already redacted), each is decided alone, as a lone literal of the name was before they were
+    joined."""
+    text = written.replace("«", "").replace("»", "")
+    redacted = redact(text, syntax="code")
+    expected = re.sub("«[^»]*»", "[REDACTED:secret]", written).replace(
+        "sk-abcdefghijklmnopqrstuvwx", "[REDACTED:openai-key]"
+    )
+    assert redacted.text == expected and redacted.kinds == kinds
+
+
+@pytest.mark.parametrize("line", ["password=|1234", "password: >2024", "PASSWORD = >-12345 ; c", "password: &a |1234"])
+def test_an_unquoted_value_shaped_like_a_block_head_with_more_than_one_digit_is_a_value(line: str) -> None:
+    """YAML's block head takes one indentation digit (and a chomping sign): `|1234` is a value of its own, which
+    was read as a head and sent."""
+    redacted = redact(line + "\n", syntax="config")
+    assert redacted.kinds == ("assignment",) and "[REDACTED:secret]" in redacted.text
+    assert not any(digits in redacted.text for digits in ("1234", "2024", "12345")), redacted.text
