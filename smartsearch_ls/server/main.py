@@ -2,6 +2,9 @@
 
 stdout is the LSP stream, so logs go to stderr or `--log-file` (rotated, so a server that runs for days
 cannot fill a disk). pygls logs every message at INFO; its loggers stay at WARNING unless asked.
+
+pygls, and with it `lsprotocol`, is imported in `main`, once attrs can reuse the methods an earlier start compiled
+for `lsprotocol`'s classes (`attrs_code`), not when this module is.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import logging.handlers
 import sys
 from collections.abc import Sequence
 
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError
-
 from smartsearch_ls import __version__
+from smartsearch_ls.cache_dir import default_cache_dir
+from smartsearch_ls.server.attrs_code import reused_attrs_code
 
 LOG_FILE_BYTES = 5 << 20
 LOG_FILE_BACKUPS = 2
@@ -51,6 +54,8 @@ class AnswersAreNotFaults(logging.Filter):
     Anything else (an internal error) keeps its traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        from pygls.exceptions import JsonRpcException, JsonRpcInternalError  # imported by then: pygls logs this
+
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
             request = record.args[0] if isinstance(record.args, tuple) and record.args else "?"  # pygls logs the id
@@ -80,9 +85,10 @@ def configure_logging(level: str, log_file: str | None) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     configure_logging(args.log_level, args.log_file)
-    from smartsearch_ls.server.app import SmartSearchServer
-    from smartsearch_ls.server.features import register_all
-    from smartsearch_ls.server.framing import Reframer
+    with reused_attrs_code(default_cache_dir()):
+        from smartsearch_ls.server.app import SmartSearchServer
+        from smartsearch_ls.server.features import register_all
+        from smartsearch_ls.server.framing import Reframer
 
     server = SmartSearchServer()
     register_all(server)
