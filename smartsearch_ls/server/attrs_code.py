@@ -18,7 +18,7 @@ imports come before its settings, so a `cacheDir` set there cannot move it), and
 """
 
 from __future__ import annotations
-import __future__
+import __future__  # the module, for the flags a caller's `from __future__` imports give `compile`
 
 import builtins
 import logging
@@ -26,7 +26,6 @@ import marshal
 import os
 import stat
 import sys
-import tempfile
 import time
 import zlib
 from collections.abc import Iterator
@@ -139,6 +138,7 @@ def reused_attrs_code(cache_dir: Path) -> Iterator[CodeTable | None]:
     finally:
         if vars(make).get("compile") == table.compile:
             del make.compile  # type: ignore[attr-defined]
+    # After the block on purpose, not in its `finally`: imports that failed leave a table not worth writing.
     log.debug("attrs' generated methods: %d reused, %d compiled", table.reused, table.compiled)
     if table.worth_saving():
         _write(path, table.used)
@@ -187,6 +187,8 @@ def _read_regular(path: Path) -> bytes | None:
 def _write(path: Path, table: dict[Key, CodeType]) -> None:
     """Replace the file at `path` with `table`, atomically; a cache that cannot be written only costs the next start
     its compilations."""
+    import tempfile  # here, not at the top: it imports `random` and `shutil`, which `--help` need not load
+
     try:
         payload = marshal.dumps(table)
         path.parent.mkdir(parents=True, exist_ok=True)
