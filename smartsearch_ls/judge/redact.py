@@ -283,13 +283,17 @@ def _assignments_starting_on(
     below its name's line (`PASSWORD = (` over its literals, empty lines and comments between them), and the
     pattern alone says where it ends, so no second reading of the lines below can stop short of it.
 
-    On its line only, as every assignment was read before values went below their name: one after a `#` (a comment,
-    `# old: token = (`) and one inside a value already read across lines (in one of its comments or literals). Read
-    below, each such `token=(` read the comments and literals after it to the text's end, and the next one read
-    them again: 105 s for sixty lines of `"x",` and `#token=(`. A value's own comments are searched by
-    `redact`'s `kept`. `this.#token = [` is JavaScript's private field, not a comment."""
+    On its line only, as every assignment was read before values went below their name: one in a comment (after the
+    line's first `#` outside its string literals: `# old: token = (`, not `x = "#"; token = (`), one inside a string
+    literal (`"token=(#",`) and one inside a value already read across lines (in one of its comments or literals).
+    Read below, each such `token=(` read the comments and literals after it to the text's end, and the next line's
+    read them again: 105 s for sixty lines of `"x",` and `#token=(`, 13 s for a list of 100 KB of `"token=(#",`
+    lines. Read from a line's code, a value is made of literals, commas and comments, so the leads on the lines it
+    goes on over are in its literals or comments: only one per line is read below, and not again on the lines below.
+    A value's own comments are searched by `redact`'s `kept`. `this.#token = [` is JavaScript's private field, not a
+    comment."""
     ends = [end for _, end in lines]
-    comments: dict[int, int] = {}  # a line's (by its index) first `#`, or its end
+    code: dict[int, tuple[int, list[int], list[int]]] = {}  # a line's (by its index) comment start and literals
     read_until = 0 if below else len(text)
 
     def find(at: int) -> re.Match[str] | None:
@@ -298,10 +302,13 @@ def _assignments_starting_on(
             start, end = lines[index]
             where = max(at, start)
             while (lead := ASSIGNMENT_LEAD.search(text, where, end)) is not None:
-                if index not in comments:
-                    comment = _COMMENT.search(text, start, end)
-                    comments[index] = end if comment is None else comment.start()
-                on_its_line = lead.start() < read_until or lead.start() > comments[index]
+                on_its_line = lead.start() < read_until
+                if not on_its_line:
+                    if index not in code:
+                        code[index] = _code_of_line(text, start, end)
+                    comment, opens, closes = code[index]
+                    inside = bisect_right(opens, lead.start() - 1) - 1  # the last literal opened before the lead
+                    on_its_line = lead.start() > comment or (inside >= 0 and lead.start() < closes[inside])
                 if (found := ASSIGNMENT.match(text, lead.start(), end if on_its_line else len(text))) is not None:
                     if found.end() > end:
                         read_until = found.end()
@@ -312,7 +319,33 @@ def _assignments_starting_on(
     return find
 
 
-_COMMENT = re.compile(r"(?<!\.)#")
+_QUOTE_OR_COMMENT = re.compile(r"[\"'`]|(?<!\.)#")
+_CLOSING = {quote: re.compile(rf"(?:\\.|[^{quote}\\\n])*+{quote}") for quote in "\"'`"}
+"""What follows a quote up to the one closing it on its line, as `secret_assignments.ASSIGNMENT` reads a literal."""
+
+
+def _code_of_line(text: str, start: int, end: int) -> tuple[int, list[int], list[int]]:
+    """Where the line `text[start:end]`'s first `#` outside its string literals is (or its end), and where each of
+    its literals before it opens and closes. A quote that no other closes on its line is a character like any other,
+    and so is every later one of its kind (the same reading of escapes goes on from it): each is tried once."""
+    opens: list[int] = []
+    closes: list[int] = []
+    unclosed: set[str] = set()
+    at = start
+    while (found := _QUOTE_OR_COMMENT.search(text, at, end)) is not None:
+        mark = found[0]
+        if mark == "#":
+            return found.start(), opens, closes
+        at = found.end()
+        if mark in unclosed:
+            continue
+        if (closing := _CLOSING[mark].match(text, at, end)) is None:
+            unclosed.add(mark)
+            continue
+        opens.append(found.start())
+        closes.append(closing.end())
+        at = closing.end()
+    return end, opens, closes
 
 
 def _blank_key_lines(text: str, count: int) -> str:

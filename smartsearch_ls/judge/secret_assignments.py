@@ -24,7 +24,8 @@ would be (`("admin", "hunter2")` loses both), while `SECRET_SETTINGS = ("DEBUG",
 A collection holding a fragment of text (`" "`) is a text cut into pieces, a tokenizer's, and an item written as a
 name is not a secret either: an environment variable's (`SECRETS = ["OPENAI_API_KEY"]`), or an identifier or module
 path naming a secret (`"_git_credential": ["set_git_credential"]`, a lazy-import table's `"Credentials":
-(".credentials", "Credentials")`), where `PASSWORDS = ["Password123"]` is one word and a password.
+(".credentials", "Credentials")`), where `PASSWORDS = ["Password123"]` is one word and a password and
+`["Passw0rd_2024"]` looks generated (as a key does: digits, or a digit and mixed case), so both are passwords.
 
 Quoted values count in any file. An unquoted value counts only where the file's syntax makes it a literal (config
 files, shell, Markdown, files of no known language), not in a programming language's source, where
@@ -239,7 +240,10 @@ def _names_something(item: str, words: list[str]) -> bool:
     variable's (`OPENAI_API_KEY`, `DATABASE_URL`), or an identifier or module path holding a secret word that is
     written as a name is, in several words (`set_git_credential`, `ClientSecrets`), after a dot or an underscore
     (`.credentials`, `_token`), in capitals (`TOKEN`) or as the collection's own name (`"Credentials":
-    ("Credentials", ...)`). One word holding a secret word is left a secret: `Password123`, `secret99`."""
+    ("Credentials", ...)`). One word holding a secret word is left a secret: `Password123`, `secret99`, and so is
+    an item that looks generated, a name's shape aside (`Passw0rd_2024`, `mySecretPass1`, `SK_LIVE_ABC123XYZ789`)."""
+    if _looks_generated(item):
+        return False
     if _ENV_NAME.fullmatch(item):
         return True
     if not _IDENTIFIER_OR_PATH.fullmatch(item) or not SECRET_WORD.search(item):

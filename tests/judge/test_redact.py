@@ -181,6 +181,9 @@ MULTILINE_VALUES = [
     ("deploy/anchor.yaml", "db:\n  password: &pw |\n    «hunter2-anchored»\n  host: x\n"),
     ("deploy/tag.yaml", "db:\n  password: !!str |\n    «hunter2-tagged»\n  host: x\n"),
     ("deploy/gap.yaml", "db:\n  password: |\n\n    «hunter2-after-a-gap»\n  host: x\n"),
+    # A `#` before the name inside a string literal, not a comment
+    ("hash.py", 'x = "#"; PASSWORD = (\n    "«hunter22»"\n)\n'),
+    ("anchor.py", 'url = "https://example.com/#top"; token = (\n    "«abc123def456»"\n)\n'),
 ]
 
 
@@ -205,6 +208,12 @@ COLLECTIONS = [
     ("tokens.py", 'API_TOKENS = ("«a1b2c3d4e5f6»", "not generated")\n'),  # decided as a lone `API_TOKENS` value
     # Items that read as words, not as names of something: a password holding a secret word is still one
     ("weak.py", 'PASSWORDS = ["«Password123»", "«secret99»", "«hunter2»"]\n'),
+    # Items written as names that look generated: digits, or a digit and mixed case
+    ("named.py", 'PASSWORDS = ["«Passw0rd_2024»", "«mySecretPass1»"]\n'),
+    ("django.py", 'SECRET_KEYS = ["«django_insecure_key_12345»"]\n'),
+    ("env.py", 'API_KEYS = ["«SK_LIVE_ABC123XYZ789»"]\n'),
+    ("tokens2.py", 'AUTH_TOKENS = ["«Token_abc123XYZ»"]\n'),
+    ("deploy/keys.yaml", 'api_key: ["«Secret_Key_2024»"]\n'),
 ]
 
 
@@ -228,8 +237,19 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         ('"x",' * 450 + "#" + "token=(#" * 24 + "\n") * 60,  # a value read from each `token=(` to the end
         "# token=(\n" * 20_000,  # comment lines, each read below its line to the text's end
         '"y"#token=(\n' * 16_000 + "z\n",  # and a comment after a literal, which no value reaches
+        "PATTERNS = [\n" + '"token=(#",\n' * 8_000 + "]\n",  # a `token=(` in each literal, read to the `]`
+        "PATTERNS = [\n" + '"#token=(#token=(#",\n' * 8_000 + "]\n",  # and after a `#` in it
     ],
-    ids=["one-line", "two-lines", "below-the-name", "sixty-long-lines", "comment-lines", "after-literals"],
+    ids=[
+        "one-line",
+        "two-lines",
+        "below-the-name",
+        "sixty-long-lines",
+        "comment-lines",
+        "after-literals",
+        "in-literals",
+        "after-a-hash-in-literals",
+    ],
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
     """About 200 KB made of what a parenthesised value may hold, which took seconds (quadratic in a line's length,
