@@ -83,7 +83,7 @@ async def behavior_search(
     scored = list(zip(found.candidates, scores, strict=True))
     passing, kept, shown = _ranked(scored, request)
     # With none passing, the match the answer would show first with no threshold: what to look at before rephrasing.
-    closest = _ranked(scored, replace(request, threshold=0.0, limit=1))[2][:1] if scored and not kept else []
+    closest = _ranked(scored, replace(request, threshold=0.0))[2][:1] if scored and not kept else []
     factors = await _factors(judge, request.query, shortlisted, idf) if shown or closest else {}
     judged_pairs = [(c.snippet, s) for c, s in passing]
     matches = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,23 @@ async def test_limit_threshold_and_omitted_matches(index: RootIndex) -> None:
     assert result.closest.relevance == 0.562 and result.closest.why is not None
     passed = await search(request, coverage_judge(), JudgmentCache())
     assert passed.matches and passed.closest is None  # only an answer with no match has one
+
+
+async def test_with_no_match_the_closest_is_what_the_answer_would_show_first_not_the_best_score(tmp_path: Path) -> None:
+    # The test names every word of the question and outscores the function; with no threshold the answer shows the
+    # function first (tests after the implementation), so that is the closest a reader is pointed at.
+    tree = {
+        "src/retry.py": "def retry_send(send, attempts):\n    for _ in range(attempts):\n        send()\n",
+        "tests/test_retry.py": "def test_retry_send_gives_up_after_attempts():\n    retry_send(lambda: 1, 3)\n",
+    }
+    index = RootIndex(write_tree(tmp_path / "project", tree))
+    index.refresh()
+    request = SearchRequest("retry send gives up after attempts quickly", [Scope(index)], threshold=0.99)
+    result = await search(request, coverage_judge(), JudgmentCache())
+    assert not result.matches and result.closest is not None
+    everything = await search(replace(request, threshold=0.0), coverage_judge(), JudgmentCache())
+    assert everything.matches[-1].kind == "test" and everything.matches[-1].relevance > result.closest.relevance
+    assert (result.closest.path, result.closest.symbol) == ("src/retry.py", "retry_send")
 
 
 async def test_a_cut_shortlist_is_reported_incomplete(index: RootIndex) -> None:
