@@ -47,7 +47,7 @@ from smartsearch_ls.judge.resolve import is_local
 from smartsearch_ls.judge.secret_assignments import syntax_of
 from smartsearch_ls.search.excerpt import redacted_excerpt
 from smartsearch_ls.search.request import InvalidQuery, QueryParams, parse_params
-from smartsearch_ls.search.result import SearchResult
+from smartsearch_ls.search.result import Match, SearchResult
 from smartsearch_ls.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -159,14 +159,17 @@ class SmartSearchTool:
 
 
 def redacted_for_agent(result: SearchResult, index: RootIndex) -> SearchResult:
-    """The result with the source text it returns (excerpts, unresolved imports' specifiers) redacted as a judge's
-    snippets are, and a warning saying what was."""
+    """The result with the source text it returns (the matches' and the closest candidate's excerpts, unresolved
+    imports' specifiers) redacted as a judge's snippets are, and a warning saying what was."""
     tally = RedactionTally()
-    matches = []
-    for match in result.matches:
+
+    def redacted(match: Match) -> Match:
         excerpt = redacted_excerpt(index, match)
         tally.add(excerpt)
-        matches.append(replace(match, excerpt=excerpt.text))
+        return replace(match, excerpt=excerpt.text)
+
+    matches = [redacted(match) for match in result.matches]
+    closest = redacted(result.closest) if result.closest is not None else None
     imports = []
     for unresolved in result.coverage.unresolved_imports:
         specifier = redact_shown(unresolved.specifier, syntax=syntax_of(unresolved.path))
@@ -174,7 +177,7 @@ def redacted_for_agent(result: SearchResult, index: RootIndex) -> SearchResult:
         imports.append(replace(unresolved, specifier=specifier.text))
     coverage = replace(result.coverage, unresolved_imports=tuple(imports))
     warnings = [*result.warnings, *tally.warnings(returned=True)]
-    return replace(result, matches=matches, coverage=coverage, warnings=warnings)
+    return replace(result, matches=matches, closest=closest, coverage=coverage, warnings=warnings)
 
 
 def _error(message: str) -> types.CallToolResult:

@@ -211,6 +211,16 @@ async def test_excerpts_returned_to_an_agent_are_redacted_where_the_command_line
     assert json.loads(done.stdout)["matches"][0]["excerpt"].startswith('SECRET_KEY = "sk-proj-abcdefghij')
 
 
+async def test_the_closest_candidate_of_an_empty_answer_is_redacted_as_matches_are(tmp_path: Path) -> None:
+    """With no match the result carries the closest candidate whole, excerpt included: it leaves the machine too."""
+    project = write_tree(tmp_path / "project", SECRETS)
+    async with mcp_session(tmp_path, "--threshold", "1") as session:
+        query = "the secret key of the payment client settings"
+        result = await search(session, query=query, directory=str(project / "payments"))
+    assert result["matches"] == [] and result["closest"]["path"] == "settings.py"
+    assert "[REDACTED:openai-key]" in result["closest"]["excerpt"] and "sk-proj-" not in json.dumps(result)
+
+
 async def test_an_unexpected_failure_reaches_the_agent_with_its_secrets_redacted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
