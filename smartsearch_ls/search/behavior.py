@@ -27,7 +27,7 @@ from smartsearch_ls.judge.contract import Evidence, ExplainsShortlists, JudgeCon
 from smartsearch_ls.judge.local.features import query_terms, root_idf
 from smartsearch_ls.judge.runner import judge_snippets
 from smartsearch_ls.search.answer_order import describes_code, descriptions_last
-from smartsearch_ls.search.copies import fold_copies
+from smartsearch_ls.search.copies import CopyKey, copy_key, fold_copies
 from smartsearch_ls.search.excerpt import evidence, focus
 from smartsearch_ls.search.result import Copy, Coverage, Match, PartialMatches, SearchResult
 from smartsearch_ls.search.why import why
@@ -115,11 +115,13 @@ Shown = list[tuple[Candidate, float, Sequence[Candidate]]]
 """A match to show, with the copies of its snippet in other files (`copies.fold_copies`)."""
 
 
-def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Shown]:
+def _ranked(
+    scored: Ranked, request: SearchRequest, copy_key_of: Callable[[Snippet], CopyKey] = copy_key
+) -> tuple[Ranked, Ranked, Shown]:
     """Those at or above the threshold best first, the same with overlaps collapsed and copies folded, and the
     first `limit` of those as shown (implementation before tests unless the question asks for tests), each with its
     copies. A file of the editor's working set ranks as if `WORKING_SET_BONUS` more relevant; what passes the
-    threshold is not changed by it."""
+    threshold is not changed by it. `copy_key_of` is how copies are told (`copies.copy_key`, or a memo of it)."""
     favored = request.working_set
 
     def rank(item: tuple[Candidate, float]) -> tuple[float, str, int]:
@@ -128,7 +130,7 @@ def _ranked(scored: Ranked, request: SearchRequest) -> tuple[Ranked, Ranked, Sho
         return -(score + bonus), candidate.snippet.path, candidate.snippet.start_line
 
     passing = sorted(((c, s) for c, s in scored if s >= request.threshold), key=rank)
-    folded = fold_copies(_collapse_overlaps(passing), lambda item: item[0].snippet)
+    folded = fold_copies(_collapse_overlaps(passing), lambda item: item[0].snippet, copy_key_of)
     kept = [item for item, _ in folded]
     with_copies = [(c, s, [copy for copy, _ in copies]) for (c, s), copies in folded[: request.limit]]
     code_first = descriptions_last(with_copies, lambda item: describes_code(item[0].snippet))
@@ -142,7 +144,8 @@ class _BestSoFar:
     """The matches a search would show from the judgments in so far, sent each time they change.
 
     Ranked exactly as the final answer ranks (`_ranked`), so a batch differs from the answer only by what was not
-    judged yet. Only a judgment at or above the threshold can change what is shown, so the others cost nothing.
+    judged yet. Only a judgment at or above the threshold can change what is shown, so the others cost nothing; a
+    snippet's copy key is computed once, not at every batch that ranks it again.
     """
 
     def __init__(self, candidates: Sequence[Candidate], request: SearchRequest, send: PartialMatches) -> None:
@@ -151,19 +154,27 @@ class _BestSoFar:
         self._send = send
         self._scores: dict[int, float] = {}
         self._shown: tuple[tuple[int, float], ...] = ()
+        self._copy_keys: dict[int, CopyKey] = {}
 
     def add(self, scored: Sequence[tuple[int, float]]) -> None:
         passed = [(i, s) for i, s in scored if s >= self._request.threshold]
         if not passed:
             return
         self._scores.update(passed)
-        passing, _, shown = _ranked([(self._candidates[i], s) for i, s in self._scores.items()], self._request)
+        ranked = [(self._candidates[i], s) for i, s in self._scores.items()]
+        passing, _, shown = _ranked(ranked, self._request, self._copy_key)
         identity = tuple((id(c), s) for c, s, _ in shown)
         if identity == self._shown:
             return
         self._shown = identity
         judged_pairs = [(c.snippet, s) for c, s in passing]
         self._send([_to_match(c, s, judged_pairs, self._request.query, (), copies) for c, s, copies in shown])
+
+    def _copy_key(self, snippet: Snippet) -> CopyKey:
+        key = self._copy_keys.get(id(snippet))
+        if key is None:
+            key = self._copy_keys[id(snippet)] = copy_key(snippet)
+        return key
 
 
 def _idf(scopes: Sequence[Scope], query: str) -> dict[str, float]:

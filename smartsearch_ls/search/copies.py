@@ -28,7 +28,11 @@ function through its module's object where the ES module build imports the name 
 function differ by the qualifiers of the names they import."""
 
 
-def copy_key(snippet: Snippet) -> tuple[str, str | None, str]:
+CopyKey = tuple[str, str | None, str]
+"""A snippet's file name, declaration and the digest of its code as compared (`copy_key`)."""
+
+
+def copy_key(snippet: Snippet) -> CopyKey:
     """Equal for two snippets that are copies: the same declaration, in files of the same name, with the same code,
     its lines compared without their indentation (a build re-indents), without empty lines, without an ES module's
     `export` and without qualifiers (`_QUALIFIER`). Dropping qualifiers could make two different functions equal
@@ -39,15 +43,18 @@ def copy_key(snippet: Snippet) -> tuple[str, str | None, str]:
     return file_name, snippet.symbol, hashlib.sha1(code.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def fold_copies(items: Sequence[T], snippet_of: Callable[[T], Snippet]) -> list[tuple[T, list[T]]]:
+def fold_copies(
+    items: Sequence[T], snippet_of: Callable[[T], Snippet], key_of: Callable[[Snippet], CopyKey] = copy_key
+) -> list[tuple[T, list[T]]]:
     """`items` (best first) with each copy of an earlier item folded into it: every item kept, in order, with the
     later items that are its copies, in theirs. Copies in one file are not folded: two equal declarations of one
-    file (overloads, a method of two classes in a file) are two places a reader may need."""
+    file (overloads, a method of two classes in a file) are two places a reader may need. `key_of` lets a caller
+    that folds the same snippets again reuse their keys (each unpacks and hashes a snippet's text)."""
     kept: list[tuple[T, list[T]]] = []
-    first: dict[tuple[str | None, str], tuple[str, list[T]]] = {}
+    first: dict[CopyKey, tuple[str, list[T]]] = {}
     for item in items:
         snippet = snippet_of(item)
-        key = copy_key(snippet)
+        key = key_of(snippet)
         found = first.get(key)
         if found is not None and found[0] != snippet.path:
             found[1].append(item)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
@@ -11,7 +12,8 @@ from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.shortlist import Scope
 from smartsearch_ls.judge.cache import JudgmentCache
-from smartsearch_ls.search.copies import copy_key, fold_copies
+from smartsearch_ls.search import behavior
+from smartsearch_ls.search.copies import CopyKey, copy_key, fold_copies
 from smartsearch_ls.search.engine import search
 from smartsearch_ls.search.request import SearchRequest
 from smartsearch_ls.server.lsp_json import result_dict
@@ -101,3 +103,25 @@ async def test_a_search_shows_one_build_of_a_function_and_says_where_the_other_i
             },
         }
     ]
+
+
+async def test_partial_answers_compute_each_snippet_s_copy_key_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The best matches so far are ranked again at every judgment that passes; each ranking folded copies by
+    unpacking and hashing every passing snippet's text again."""
+    root = write_tree(tmp_path / "package", {"dist/esm/cache.js": ESM, "dist/cjs/cache.js": CJS})
+    index = RootIndex(root)
+    index.refresh()
+    keyed: list[int] = []
+
+    def counted(snippet: Snippet) -> CopyKey:
+        keyed.append(id(snippet))
+        return copy_key(snippet)
+
+    monkeypatch.setattr(behavior, "copy_key", counted)
+    partials: list[object] = []
+    request = SearchRequest("evict the oldest cache entry", [Scope(index)], threshold=0.0, limit=10)
+    result = await search(request, coverage_judge(), JudgmentCache(), on_partial=partials.append)
+    assert len(partials) >= 2  # several rankings of the same snippets
+    assert sorted(keyed) == sorted(set(keyed)) and len(keyed) == result.coverage.judged
