@@ -46,7 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="smartsearch", description="Find code by behavior, in plain English.")
     parser.add_argument("--version", action="version", version=f"smartsearch {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    query = commands.add_parser("query", help="search a folder", description="Search a folder by behavior.")
+    query = commands.add_parser(
+        "query",
+        help="search a folder",
+        description="Search a folder by behavior.",
+        epilog="Exit status, as ripgrep's: 0 with matches, 1 with none (the output, --json's too, is still whole), "
+        "2 on an error.",
+    )
     query.add_argument("query", help='what the code does, e.g. "where do we reject expired sessions"')
     query.add_argument("--root", default=".", help="folder to search (default: the current one)")
     query.add_argument(

@@ -99,6 +99,8 @@ def test_exit_codes(project: Path, model_server: ModelServer, tmp_path: Path) ->
         ["query", "quantum entanglement", "--root", str(project), "--judge", "system-one:test"], model_server, tmp_path
     )
     assert none.returncode == 1 and "does not prove absence" in none.stderr
+    helped = run(["query", "--help"], None, tmp_path)
+    assert helped.returncode == 0 and "1 with none" in " ".join(helped.stdout.split())  # a script can tell
     nothing = ["query", "quantum entanglement of the config", "--root", str(project), "--threshold", "0.99"]
     explained = run([*nothing, "--explain"], None, tmp_path)
     assert explained.returncode == 1 and "closest, below the threshold: " in explained.stdout
