@@ -5,11 +5,6 @@ demand); this module owns the policy: a declaration up to the budget is one snip
 split into its children, and the code between declarations is grouped into pieces of at most the
 budget. Children are asked for lazily, so only blocks that are too long pay for a deeper look.
 
-A declaration that only wraps another (Ruby's `module Faraday` around `class RaiseError`, a class used as a
-namespace, a namespace around one function) names its snippet by the one it wraps, `Faraday.RaiseError`: the
-outer name alone was the name of most of a Ruby package's snippets, which told a reader, the embedded model and
-the judge's name evidence nothing about what each holds.
-
 Trade-offs: pieces never cross a declaration boundary, so a file of many tiny declarations yields many
 tiny snippets; a region without usable children is cut at plain line counts; a piece made only of
 closing punctuation (`}`, `end`) is folded into the snippet just before it instead of standing alone.
@@ -17,7 +12,6 @@ closing punctuation (`}`, `end`) is folded into the snippet just before it inste
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,9 +24,6 @@ BUDGET = 160
 
 _CLOSER = re.compile(r"[\W_]*(?:end)?[\W_]*")
 """A line that only closes something (`}`, `});`, `end`): not worth a snippet of its own."""
-
-_COMMENT = re.compile(r"\s*(?:#|//|/\*|\*|--)")
-"""A line that starts with a comment in any outlined language (a `*` continues a block comment)."""
 
 
 class Block(NamedTuple):
@@ -59,8 +50,7 @@ class Outline:
 
 def pack(path: str, lines: Sequence[str], outline: Outline, budget: int = BUDGET) -> list[Snippet]:
     """Snippets covering every non-blank line of `lines`, cut along the outline's blocks."""
-    starts = sorted(declaration.start_line for declaration in outline.declarations)
-    packer = _Packer(lines, outline.children, budget, starts)
+    packer = _Packer(lines, outline.children, budget)
     packer.walk(outline.blocks, None)
     packer.flush(len(lines), None)
     return [Snippet(path, start, end, "\n".join(lines[start - 1 : end]), symbol) for start, end, symbol in packer.spans]
@@ -69,18 +59,10 @@ def pack(path: str, lines: Sequence[str], outline: Outline, budget: int = BUDGET
 class _Packer:
     """Walks blocks in line order, keeping one open group of loose lines and small statements."""
 
-    def __init__(
-        self,
-        lines: Sequence[str],
-        children: Callable[[Block], Sequence[Block]],
-        budget: int,
-        declaration_starts: Sequence[int],
-    ):
+    def __init__(self, lines: Sequence[str], children: Callable[[Block], Sequence[Block]], budget: int):
         self.lines = lines
         self.children = children
         self.budget = budget
-        self.declaration_starts = declaration_starts
-        """Every declaration's first line, sorted: a block with none inside it wraps nothing, without a look."""
         self.spans: list[tuple[int, int, str | None]] = []
         self.group = 1
         """First line of the open group."""
@@ -98,7 +80,7 @@ class _Packer:
             if block.symbol is not None:
                 self.flush(start - 1, symbol)
                 if block.end - block.start < budget:
-                    self.emit(block.start, block.end, self.innermost_name(block))
+                    self.emit(block.start, block.end, block.symbol)
                 else:
                     self.group = self.cursor = start
                     self.walk(self.children(block), block.symbol)
@@ -111,44 +93,6 @@ class _Packer:
                 if block.end - self.group >= budget:
                     self.flush(start - 1, symbol)
                 self.cursor = block.end + 1
-
-    def innermost_name(self, block: Block) -> str | None:
-        """The name of the declaration `block` only wraps, through any depth of wrappers; its own otherwise."""
-        while self.wraps_declarations(block):
-            inner = self.named_children(block)
-            if len(inner) != 1 or not self.only_wraps(block, inner[0]):
-                break
-            block = inner[0]
-        return block.symbol
-
-    def named_children(self, block: Block) -> list[Block]:
-        """The declarations directly in `block`, or in its body when the body is a node of its own (a Rust impl's
-        `{ ... }`)."""
-        children = self.children(block)
-        named = [child for child in children if child.symbol is not None]
-        bodies = [child for child in children if child.end > child.start]
-        if named or len(bodies) != 1:
-            return named
-        return [child for child in self.children(bodies[0]) if child.symbol is not None]
-
-    def wraps_declarations(self, block: Block) -> bool:
-        starts = self.declaration_starts
-        return bisect.bisect_right(starts, block.end) > bisect.bisect_right(starts, block.start)
-
-    def only_wraps(self, outer: Block, inner: Block) -> bool:
-        """Whether `outer`'s lines outside `inner` are one opening line above it and what only closes, comments or
-        is blank: a constant, a second declaration or any statement beside `inner` makes `outer` more than it."""
-        opening = 0
-        for number in range(outer.start, outer.end + 1):
-            if inner.start <= number <= inner.end:
-                continue
-            line = self.lines[number - 1]
-            if not line.strip() or _COMMENT.match(line) or _CLOSER.fullmatch(line):
-                continue
-            opening += 1
-            if opening > 1 or number > inner.start:
-                return False
-        return True
 
     def flush(self, end: int, symbol: str | None) -> None:
         """Close the open group at `end` (inclusive), in pieces of at most the budget."""

@@ -10,9 +10,10 @@ holds (`impl Foo` gives `Foo.new`) and is chunked like a declaration but is not 
 becomes `constant` when the name is UPPER_CASE; `function` becomes `method` directly inside a class-like
 declaration. Type aliases are `type_parameter`, as rust-analyzer reports them.
 
-A pattern with `own_snippet=False` (fields, constants, signatures, aliases of one line) is only listed as a
-declaration: those are small and sit in the code around them rather than getting a snippet each. A Rust impl of
-a trait names its snippet `Type as Trait`, so `impl Display for Error` and `impl Error for Error` read apart.
+A pattern with `own_snippet=False` (fields, constants, signatures, aliases) is only listed as a
+declaration: those are small and sit in the code around them rather than getting a snippet each. A Go type is
+a snippet of its own whatever it is a type of: `type Collection []*Version` with its doc comment and methods is
+a type as much as a struct is.
 Only statement-level declarations are named; functions passed as arguments stay anonymous.
 """
 
@@ -85,8 +86,6 @@ _TS_ONLY = (
     _p("enum", "(enum_declaration name: (_) @name) @decl"),
     _p("namespace", "(internal_module name: (_) @name) @decl"),
     _p("module", "(module name: (_) @name) @decl"),
-    # `type Options = { ... }` is an interface by another name, and as long: a snippet of its own, like one.
-    _p("type_parameter", "(type_alias_declaration name: (_) @name value: (object_type)) @decl"),
     _p("type_parameter", "(type_alias_declaration name: (_) @name) @decl", False),
     _p("method", "(method_signature name: (_) @name) @decl", False),
     _p("method", "(abstract_method_signature name: (_) @name) @decl", False),
@@ -128,7 +127,6 @@ GO = TsLanguage(
         ),
         _p("struct", "(type_spec name: (_) @name type: (struct_type)) @decl"),
         _p("interface", "(type_spec name: (_) @name type: (interface_type)) @decl"),
-        # `type Collection []*Version` with its doc comment and methods is a type as much as a struct is.
         _p("type_parameter", "(type_spec name: (_) @name) @decl"),
         _p("type_parameter", "(type_alias name: (_) @name) @decl", False),
         _p("field", "(field_declaration name: (_) @name) @decl", False),

@@ -133,10 +133,7 @@ class _Declarations:
             kind = "constructor"
         elif kind == "variable" and name.isupper():
             kind = "constant"
-        if kind == "impl" and (implemented := decl.child_by_field_name("trait")) is not None:
-            trait = _qualifier(self._text(implemented)).rpartition(".")[2]
-            self.owners[decl.id] = f"{qualified} as {trait}"
-        elif pattern.own_snippet:
+        if pattern.own_snippet:
             self.owners[decl.id] = qualified
         elif decl.type == "function_signature":
             self.signatures[decl.id] = qualified

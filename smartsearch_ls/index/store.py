@@ -55,8 +55,7 @@ pickle of their own inside its entry's, unpickled when first read; 11: a term's 
 on in an array of what it gained since; 12: that array's table field is `gains`; 13: a snippet that starts inside
 the body of a secret-named YAML block scalar says so, `Snippet.secret_until`; 14: such a block is also one whose head
 has a comment, an anchor or a tag after the key, is a list item's or has a quoted key, or whose value starts below
-an empty line; 15: a declaration that only wraps another is named by it, and TypeScript object type aliases, Go
-named types and Rust trait impls name snippets of their own)."""
+an empty line; 15: a Go type of any kind is a snippet of its own)."""
 
 STALE_TEMPORARY_SECONDS = 600.0
 """A temporary file untouched this long belongs to a persist that was killed: a whole index is written in seconds."""
