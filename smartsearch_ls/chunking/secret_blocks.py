@@ -22,11 +22,12 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
+from smartsearch_ls.chunking.secret_words import SECRET_NAME_WORDS
 from smartsearch_ls.chunking.snippet import Snippet
 
 _KEY = (
     r"(?P<indent>[ \t]*)(?:-(?P<dash>[ \t]+))?"
-    r"(?P<nq>[\"']?)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))[A-Za-z_][\w.-]{0,80})(?P=nq)"
+    rf"(?P<nq>[\"']?)(?P<name>(?=[\w.-]{{0,80}}?(?i:{SECRET_NAME_WORDS}))[A-Za-z_][\w.-]{{0,80}})(?P=nq)"
 )
 """A block scalar's key with a secret word in its name: a mapping's (`password`), a list item's (`- password`, whose
 dash and the spaces after it count as the key's indentation), quoted or not (`"password"`, as JSON-like YAML writes

@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from smartsearch_ls.chunking.secret_blocks import BLOCK_INDICATOR
+from smartsearch_ls.chunking.secret_words import SECRET_NAME_WORDS
 from smartsearch_ls.discovery.documentation import is_documentation
 
 Syntax = Literal["code", "prose", "config"]
@@ -70,7 +71,7 @@ taking each comment to its line end whatever its length made every `token=(#` of
 read the rest of the line, quadratic in its length."""
 
 _LEAD = (
-    r"(?<!\w)(?P<nq>[\"'`]?)(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))"
+    rf"(?<!\w)(?P<nq>[\"'`]?)(?P<name>(?=[\w.-]{{0,80}}?(?i:{SECRET_NAME_WORDS}))"
     r"[A-Za-z_][\w.-]{0,80})(?P=nq)\]?"
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |]{0,60}?(?=[ \t]*=[^=>]))?"  # an annotation: `password: str = "..."`
     rf"[ \t]*{_SEPARATOR}[ \t]*"
@@ -103,7 +104,7 @@ took): its literals, the commas between a tuple's or list's items, and comments,
 comma in one is not read as code."""
 
 XML_ELEMENT = re.compile(
-    r"<(?P<name>(?=[\w.:-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))[A-Za-z_][\w.:-]{0,80})>"
+    rf"<(?P<name>(?=[\w.:-]{{0,80}}?(?i:{SECRET_NAME_WORDS}))[A-Za-z_][\w.:-]{{0,80}})>"
     r"(?P<value>[^<\n]{1,500})</(?P=name)>"
 )
 """`<password>...</password>`, as Maven's `settings.xml` and many servers' configs write it."""
@@ -118,7 +119,7 @@ attributes."""
 
 DOCKER_ENV = re.compile(
     r"^(?P<lead>[ \t]*ENV[ \t]+"
-    r"(?P<name>(?=[\w.-]{0,80}?(?i:pass|pwd|pw|secret|cred|token|key|auth))[A-Za-z_][\w.-]{0,80})[ \t]+)"
+    rf"(?P<name>(?=[\w.-]{{0,80}}?(?i:{SECRET_NAME_WORDS}))[A-Za-z_][\w.-]{{0,80}})[ \t]+)"
     r"(?P<value>[^\s=][^\n]{0,500}?)[ \t]*$",
     re.MULTILINE,
 )
@@ -127,9 +128,9 @@ DOCKER_ENV = re.compile(
 REDACTED = "[REDACTED:"
 """How every marker `judge.redact` puts in place of a secret starts: a literal holding one was redacted already."""
 
-SECRET_WORD = re.compile(r"(?i)pass|pwd|pw|secret|cred|token|key|auth")
+SECRET_WORD = re.compile(f"(?i){SECRET_NAME_WORDS}")
 """A part of the name of every match of the patterns above: a snippet without one is not scanned by them."""
-SECRET_WORD_LOWERED = re.compile(r"p(?:ass|wd|w)|secret|cred|token|key|auth")
+SECRET_WORD_LOWERED = re.compile(SECRET_NAME_WORDS)
 """`SECRET_WORD` for lower-cased text, where it finds the same places (`redact._lines_naming_a_secret` says when):
 a case-insensitive alternation is tried at every position, this one only where one of its first letters is."""
 
