@@ -6,12 +6,15 @@ excerpt is the narrowest judged snippet inside it that also passed (the evidence
 holding the most query terms (typed words 1, their synonyms less), with the declaration's first line preferred
 on ties so a reader sees what the code is. Import statements (Python, JS/TS) count for nothing: they name what
 a file uses, not what it does, and a module header's import block, dense with the query's identifiers, would
-otherwise be shown instead of the docstring or code that matched. An excerpt that leaves the machine (the MCP
+otherwise be shown instead of the docstring or code that matched. A comment line counts a quarter: a doc comment
+says the question's words in its own, so it drew the window above the code that does what they say (measured on
+the quality set's development part: `bench/ranker/README.md`). An excerpt that leaves the machine (the MCP
 server's, for an agent's hosted model) has its secrets redacted as a judge's snippet has (`redacted_excerpt`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -25,6 +28,10 @@ from smartsearch_ls.search.symbols.imports import parse_imports
 
 EXCERPT_LINES = 12
 EXCERPT_CHARS = 1_500
+COMMENT_WEIGHT = 25
+"""What a query term on a comment line counts, in hundredths of what it counts in code."""
+_COMMENT_LINE = re.compile(r"\s*(?:#|//|/\*|\*|--)")
+"""A line that starts with a comment in the outlined languages (a `*` continues a block comment)."""
 
 
 def evidence(match: Snippet, passing: Sequence[tuple[Snippet, float]]) -> Snippet | None:
@@ -51,10 +58,14 @@ def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[
         lines, first = lines[offset : offset + within.end_line - within.start_line + 1], within.start_line
     if len(lines) > EXCERPT_LINES:
         # In hundredths, so sliding sums stay exact and a tie is a tie (floats drifted: a later window won).
-        wanted = {term: round(100 * weight) for term, weight in query_weights(query).items()}
+        weights = query_weights(query)
+        in_code = {term: round(100 * weight) for term, weight in weights.items()}
+        in_comment = {term: round(COMMENT_WEIGHT * weight) for term, weight in weights.items()}
         imports = _import_lines(snippet)
         hits = [
-            0 if first + i in imports else sum(wanted.get(term, 0) for term in distinct_terms(line))
+            0
+            if first + i in imports
+            else sum((in_comment if _COMMENT_LINE.match(line) else in_code).get(t, 0) for t in distinct_terms(line))
             for i, line in enumerate(lines)
         ]
         window = sum(hits[:EXCERPT_LINES])

@@ -136,3 +136,40 @@ def test_a_redacted_excerpt_near_the_size_limit_keeps_every_line_of_its_range(tm
     redacted = redacted_excerpt(index, match)
     assert len(redacted.text.splitlines()) == 12 and redacted.text.endswith("X = 1")
     assert "pw00abcd" not in redacted.text
+
+
+def test_a_doc_comment_that_repeats_the_question_does_not_hide_the_code_that_does_it() -> None:
+    """A doc comment says the question's words in its own and drew the window above the lines that do them (a new
+    user's trial: "strip the leading whitespace that all lines share" was shown the comment, never the loop)."""
+    doc = [
+        "/// Removes common leading whitespace from each line.",
+        "///",
+        "/// This function will look at each non-empty line and determine the",
+        "/// maximum amount of whitespace that can be removed from all lines:",
+        "///",
+        "/// ```",
+        '/// assert_eq!(dedent("  1st line\\n  2nd line\\n"), "1st line\\n2nd line\\n");',
+        "/// ```",
+        "/// Leading whitespace shared by every line is stripped; blank lines are kept.",
+        "///",
+    ]
+    code = [
+        "pub fn dedent(s: &str) -> String {",
+        "    let mut prefix = \"\";",
+        "    for line in s.lines() {",
+        "        let whitespace = line.chars().take_while(|c| c.is_whitespace()).count();",
+        "        if whitespace < prefix.len() || prefix.is_empty() {",
+        "            prefix = &line[..whitespace];",
+        "        }",
+        "    }",
+        "    let mut result = String::new();",
+        "    for line in s.lines() {",
+        "        result.push_str(line.strip_prefix(prefix).unwrap_or(line));",
+        "        result.push('\\n');",
+        "    }",
+        "    result",
+        "}",
+    ]
+    snippet = Snippet("src/indentation.rs", 77, 77 + len(doc + code) - 1, "\n".join(doc + code), "dedent")
+    start, end, text = focus(snippet, "strip the leading whitespace that all lines share")
+    assert start >= 77 + len(doc) - 2 and "pub fn dedent" in text and "take_while" in text
