@@ -177,6 +177,8 @@ MULTILINE_VALUES = [
     ("adjacent.py", 'PASSWORD = "«abc»" "«def»"\n'),
     ("empty.py", 'PASSWORD = (\n    ""\n    "«hunter2»"\n)\n'),
     ("triple.py", 'PASSWORD = """«hunter2»"""\n'),
+    # A line continued by a backslash joins the literals below it, as Python and C's preprocessor read them
+    ("continued.py", 'SECRET_KEY = "«abcdefgh»" \\\n    "«def123456789»"\n'),
     # A block scalar's head with an anchor or a tag, or an empty line between it and its value
     ("deploy/anchor.yaml", "db:\n  password: &pw |\n    «hunter2-anchored»\n  host: x\n"),
     ("deploy/tag.yaml", "db:\n  password: !!str |\n    «hunter2-tagged»\n  host: x\n"),
@@ -214,6 +216,10 @@ COLLECTIONS = [
     ("env.py", 'API_KEYS = ["«SK_LIVE_ABC123XYZ789»"]\n'),
     ("tokens2.py", 'AUTH_TOKENS = ["«Token_abc123XYZ»"]\n'),
     ("deploy/keys.yaml", 'api_key: ["«Secret_Key_2024»"]\n'),
+    # C's array initializer in braces under a name with `[]`, and `//` comments between the items of a list
+    ("keys.c", 'static const char *passwords[] = {"«hunter22»", "«letmein99»"};\n'),
+    ("keys.h", 'const char *api_keys[2] = {\n  "«k-1234567890»",  // prod\n  "«k-0987654321»",\n};\n'),
+    ("tokens.js", 'const tokens = [\n  // prod\n  "«tok_abc123456»",\n];\n'),
 ]
 
 
