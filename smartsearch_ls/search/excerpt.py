@@ -6,9 +6,10 @@ excerpt is the narrowest judged snippet inside it that also passed (the evidence
 holding the most query terms (typed words 1, their synonyms less), with the declaration's first line preferred
 on ties so a reader sees what the code is. Import statements (Python, JS/TS) count for nothing: they name what
 a file uses, not what it does, and a module header's import block, dense with the query's identifiers, would
-otherwise be shown instead of the docstring or code that matched. A comment line counts a quarter: a doc comment
-says the question's words in its own, so it drew the window above the code that does what they say (measured on
-the quality set's development part: `bench/ranker/README.md`). An excerpt that leaves the machine (the MCP
+otherwise be shown instead of the docstring or code that matched. A comment line counts a quarter and a docstring's
+a half: a doc comment says the question's words in its own, so it drew the window above the code that does what
+they say, while a method's docstring still marks where in a class the asked method is (both measured on the
+quality set's development part: `bench/ranker/README.md`). An excerpt that leaves the machine (the MCP
 server's, for an agent's hosted model) has its secrets redacted as a judge's snippet has (`redacted_excerpt`).
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Literal
 
 from smartsearch_ls.chunking.snippet import Snippet, split_lines
 from smartsearch_ls.index.root_index import RootIndex
@@ -28,10 +30,13 @@ from smartsearch_ls.search.symbols.imports import parse_imports
 
 EXCERPT_LINES = 12
 EXCERPT_CHARS = 1_500
-COMMENT_WEIGHT = 25
-"""What a query term on a comment line counts, in hundredths of what it counts in code."""
+LineKind = Literal["code", "comment", "docstring"]
+_LINE_WEIGHTS: dict[LineKind, int] = {"code": 100, "comment": 25, "docstring": 50}
+"""What a query term counts on a line of each kind, in hundredths."""
 _COMMENT_LINE = re.compile(r"\s*(?:#|//|/\*|\*|--)")
 """A line that starts with a comment in the outlined languages (a `*` continues a block comment)."""
+_TRIPLE_QUOTES = re.compile(r'"""|\'\'\'')
+"""What opens and closes a docstring, which a comment line's pattern does not see."""
 
 
 def evidence(match: Snippet, passing: Sequence[tuple[Snippet, float]]) -> Snippet | None:
@@ -59,13 +64,11 @@ def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[
     if len(lines) > EXCERPT_LINES:
         # In hundredths, so sliding sums stay exact and a tie is a tie (floats drifted: a later window won).
         weights = query_weights(query)
-        in_code = {term: round(100 * weight) for term, weight in weights.items()}
-        in_comment = {term: round(COMMENT_WEIGHT * weight) for term, weight in weights.items()}
+        by_kind = {kind: {t: round(share * w) for t, w in weights.items()} for kind, share in _LINE_WEIGHTS.items()}
         imports = _import_lines(snippet)
+        kinds = _line_kinds(lines)
         hits = [
-            0
-            if first + i in imports
-            else sum((in_comment if _COMMENT_LINE.match(line) else in_code).get(t, 0) for t in distinct_terms(line))
+            0 if first + i in imports else sum(by_kind[kinds[i]].get(t, 0) for t in distinct_terms(line))
             for i, line in enumerate(lines)
         ]
         window = sum(hits[:EXCERPT_LINES])
@@ -79,6 +82,20 @@ def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[
         lines = lines[:-1]
     text = "\n".join(lines)[:EXCERPT_CHARS]
     return first, first + len(lines) - 1, text
+
+
+def _line_kinds(lines: Sequence[str]) -> list[LineKind]:
+    """Each line's kind: in a triple-quoted string (a docstring: its lines, its quotes' own), a comment, or code."""
+    kinds: list[LineKind] = []
+    in_string = False
+    for line in lines:
+        quotes = len(_TRIPLE_QUOTES.findall(line))
+        if in_string or quotes:
+            kinds.append("docstring")
+        else:
+            kinds.append("comment" if _COMMENT_LINE.match(line) else "code")
+        in_string ^= quotes % 2 == 1
+    return kinds
 
 
 def _import_lines(snippet: Snippet) -> set[int]:

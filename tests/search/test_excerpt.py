@@ -155,7 +155,7 @@ def test_a_doc_comment_that_repeats_the_question_does_not_hide_the_code_that_doe
     ]
     code = [
         "pub fn dedent(s: &str) -> String {",
-        "    let mut prefix = \"\";",
+        '    let mut prefix = "";',
         "    for line in s.lines() {",
         "        let whitespace = line.chars().take_while(|c| c.is_whitespace()).count();",
         "        if whitespace < prefix.len() || prefix.is_empty() {",
@@ -171,5 +171,39 @@ def test_a_doc_comment_that_repeats_the_question_does_not_hide_the_code_that_doe
         "}",
     ]
     snippet = Snippet("src/indentation.rs", 77, 77 + len(doc + code) - 1, "\n".join(doc + code), "dedent")
-    start, end, text = focus(snippet, "strip the leading whitespace that all lines share")
+    start, _, text = focus(snippet, "strip the leading whitespace that all lines share")
     assert start >= 77 + len(doc) - 2 and "pub fn dedent" in text and "take_while" in text
+
+
+def test_a_docstring_that_repeats_the_question_does_not_hide_the_code_that_does_it() -> None:
+    """A docstring is not a comment line, so it counted as code: a new user's "update a record if it exists,
+    otherwise insert it" was shown `upsert`'s docstring, not its try-update-else-insert."""
+    lines = [
+        "def upsert(self, document, cond=None):",
+        '    """',
+        "    Update documents, if they exist, insert them otherwise.",
+        "",
+        "    Note: This will update *all* documents matching the query. Document",
+        "    argument can be a tinydb.table.Document object if you want to specify a",
+        "    doc_id.",
+        "",
+        "    :param document: the document to insert or the fields to update",
+        "    :param cond: which document to look for, optional if you've passed a",
+        "    Document with a doc_id",
+        "    :returns: a list containing the updated documents' IDs",
+        '    """',
+        "    if isinstance(document, self.document_class) and hasattr(document, 'doc_id'):",
+        "        doc_ids = [document.doc_id]",
+        "    else:",
+        "        doc_ids = None",
+        "    try:",
+        "        updated_docs = self.update(document, cond, doc_ids=doc_ids)",
+        "    except KeyError:",
+        "        updated_docs = None",
+        "    if updated_docs:",
+        "        return updated_docs",
+        "    return [self.insert(document)]",
+    ]
+    snippet = Snippet("tinydb/table.py", 513, 513 + len(lines) - 1, "\n".join(lines), "Table.upsert")
+    text = focus(snippet, "update a record if it exists, otherwise insert it")[2]
+    assert "self.update(document" in text and "self.insert(document)" in text
