@@ -68,8 +68,6 @@ class _Packer:
         """First line of the open group."""
         self.cursor = 1
         """First line no block has claimed yet."""
-        self.split_from = 0
-        """First line of the declaration being split for its length, whose pieces the walk is cutting; 0 outside."""
 
     def walk(self, blocks: Sequence[Block], symbol: str | None) -> None:
         budget = self.budget
@@ -85,10 +83,8 @@ class _Packer:
                     self.emit(block.start, block.end, block.symbol)
                 else:
                     self.group = self.cursor = start
-                    outer, self.split_from = self.split_from, start
                     self.walk(self.children(block), block.symbol)
                     self.flush(block.end, block.symbol)
-                    self.split_from = outer
                 self.group = self.cursor = block.end + 1
             elif block.end - start >= budget:
                 self.walk(self.children(block), symbol)  # the open group carries on inside
@@ -102,13 +98,9 @@ class _Packer:
         """Close the open group at `end` (inclusive), in pieces of at most the budget."""
         start, self.group = self.group, max(self.group, end + 1)
         for piece_start in range(start, end + 1, self.budget):
-            self.emit(piece_start, min(end, piece_start + self.budget - 1), symbol, loose=True)
+            self.emit(piece_start, min(end, piece_start + self.budget - 1), symbol)
 
-    def emit(self, start: int, end: int, symbol: str | None, *, loose: bool = False) -> None:
-        """A snippet of `start..end` (blank edges trimmed), or those lines joined to the snippet right before them
-        when they only close it, or when they are a leftover of at most two lines of the loose statements of a
-        declaration split for its length (`setup`'s `createDebug.selectColor = selectColor;` between two functions
-        was a snippet named `setup`, and shortlisted as one) and that snippet is part of the same declaration."""
+    def emit(self, start: int, end: int, symbol: str | None) -> None:
         lines = self.lines
         while start <= end and not lines[start - 1].strip():
             start += 1
@@ -117,9 +109,7 @@ class _Packer:
         if start > end:
             return
         spans = self.spans
-        closes = end - start < 3 and all(_CLOSER.fullmatch(line) for line in lines[start - 1 : end])
-        leftover = loose and self.split_from > 0 and end - start < 2
-        if spans and (closes or (leftover and spans[-1][0] >= self.split_from)):
+        if spans and end - start < 3 and all(_CLOSER.fullmatch(line) for line in lines[start - 1 : end]):
             previous_start, previous_end, previous_symbol = spans[-1]
             joins = start - 1 - _blank_run(lines, start) <= previous_end < end
             if joins and end - previous_start < self.budget:

@@ -477,27 +477,3 @@ def test_a_go_type_of_any_kind_is_a_snippet_of_its_own(invariants):
     chunked = chunk_file("version_collection.go", go)
     invariants(go, chunked)
     assert spans(chunked) == [(None, 1, 1), ("Collection", 3, 4), ("Collection.Len", 6, 6)]
-
-
-def test_a_split_declaration_s_leftover_lines_join_the_snippet_before_them(invariants):
-    """In a declaration split for its length, a line or two of its own statements between two inner functions was a
-    snippet of its own, named by the declaration (debug's `setup`: `createDebug.selectColor = selectColor;`), and
-    was shortlisted and shown as if it were `setup`."""
-    body = [f"    let v{n} = hash + {n};" for n in range(90)]
-    source = [
-        "function setup(env) {",
-        "  function selectColor(namespace) {",
-        *body,
-        "  }",
-        "  createDebug.selectColor = selectColor;",
-        "",
-        "  function enable(namespaces) {",
-        *body,
-        "  }",
-        "  return createDebug;",
-        "}",
-    ]
-    text = "\n".join(source) + "\n"
-    chunked = chunk_file("src/common.js", text)
-    invariants(text, chunked)
-    assert spans(chunked) == [("setup", 1, 1), ("setup.selectColor", 2, 94), ("setup.enable", 96, 189)]
