@@ -319,22 +319,23 @@ def _assignments_starting_on(
     return find
 
 
-_QUOTE_OR_COMMENT = re.compile(r"[\"'`]|(?<!\.)#")
+_QUOTE_OR_COMMENT = re.compile(r"[\"'`]|(?<!\.)#|//|/\*")
 _CLOSING = {quote: re.compile(rf"(?:\\.|[^{quote}\\\n])*+{quote}") for quote in "\"'`"}
 """What follows a quote up to the one closing it on its line, as `secret_assignments.ASSIGNMENT` reads a literal."""
 
 
 def _code_of_line(text: str, start: int, end: int) -> tuple[int, list[int], list[int]]:
-    """Where the line `text[start:end]`'s first `#` outside its string literals is (or its end), and where each of
-    its literals before it opens and closes. A quote that no other closes on its line is a character like any other,
-    and so is every later one of its kind (the same reading of escapes goes on from it): each is tried once."""
+    """Where the line `text[start:end]`'s first comment (`#`, `//`, `/*`) outside its string literals is (or its
+    end), and where each of its literals before it opens and closes. A quote that no other closes on its line is a
+    character like any other, and so is every later one of its kind (the same reading of escapes goes on from it):
+    each is tried once."""
     opens: list[int] = []
     closes: list[int] = []
     unclosed: set[str] = set()
     at = start
     while (found := _QUOTE_OR_COMMENT.search(text, at, end)) is not None:
         mark = found[0]
-        if mark == "#":
+        if mark in ("#", "//", "/*"):  # as `secret_assignments._GAP` reads comments: a value never goes on past one
             return found.start(), opens, closes
         at = found.end()
         if mark in unclosed:

@@ -63,10 +63,10 @@ def _literal(quote: str, *, parts: bool = False) -> str:
     return rf"{prefix}{_PREFIX})(?P<{quote}>[\"'`]){value}(?:\\.|(?!(?P={quote}))[^\\\n]){{0,500}}+)(?P={quote})"
 
 
-_GAP = r"(?:\s|(?:#|//)[^\n]{0,200}+(?:\n|\Z))*+"
+_GAP = r"(?:\s|(?:#|//)[^\n]{0,200}+(?:\n|\Z)|/\*(?:(?!\*/)[^\n]){0,200}+\*/|\\(?=\r?\n))*+"
 """What may stand between the literals of a value in brackets and around its commas: spaces, line ends (empty lines
-too) and `#` and `//` comments, each taken to its line end so that a quote, comma or bracket in one is not read as
-code.
+too), a backslash continuing the line, `#` and `//` comments, each taken to its line end, and `/* ... */` on one line,
+so that a quote, comma or bracket in one is not read as code.
 Possessive, and a comment of 200 characters at most (a longer one ends the value, which is then not read as one):
 taking each comment to its line end whatever its length made every `token=(#` of a line written over and over
 read the rest of the line, quadratic in its length."""
@@ -83,7 +83,7 @@ ASSIGNMENT = re.compile(
     rf"(?:(?P<open>(?:(?P<paren>\()|(?P<brace>\{{)|\[){_GAP})?+{_literal('q')}"
     # More literals: in brackets, after a comma or not, on any line; else on the same line (`"abc" "def"`), or on
     # the next after a backslash that continues the line (`"abc" \` over `"def"`).
-    rf"(?:(?(open){_GAP}(?:,{_GAP})?+|(?:[ \t]|\\\n)*+){_literal('nextq')})*+"
+    rf"(?:(?(open){_GAP}(?:,{_GAP})?+|(?:[ \t]|\\\r?\n)*+){_literal('nextq')})*+"
     # In brackets, nothing else up to the closing one (C's array initializer closes with a brace).
     rf"(?(open)(?:{_GAP},)?+{_GAP}(?:(?(paren)\)|(?(brace)\}}|\]))|\Z))"
     r"|(?P<bare>[^\s\"'`#;,:=][^\n\"'`]{0,500}))"
@@ -96,13 +96,13 @@ continued by a backslash), or a tuple or list of literals (`("admin", "hunter2")
 `{"k1", "k2"}` under `keys[]`): a bracket counts only when its literals (comments, line ends and commas between them)
 close it, and a snippet's end closes it too, since the snippet may be cut inside; `("DEBUG" if prod else "dev")`,
 `("hunter2" + suffix)` and `get_key(` are bare values (in code, an expression, left as written). Only a value in
-brackets goes on below its line: `redact` looks for assignments on the lines naming a secret (`ASSIGNMENT_LEAD`) and
-reads each one on the whole text from there."""
+brackets or continued by a backslash goes on below its line: `redact` looks for assignments on the lines naming a
+secret (`ASSIGNMENT_LEAD`) and reads each one on the whole text from there."""
 
 ASSIGNMENT_LEAD = re.compile(_LEAD)
 """Where an `ASSIGNMENT` may start: its name and separator, which are on one line."""
 
-_PIECE = re.compile(rf"(?:#|//)[^\n]*|(?P<comma>,)|{_literal('q', parts=True)}")
+_PIECE = re.compile(rf"(?:#|//)[^\n]*|/\*(?:(?!\*/)[^\n])*\*/|(?P<comma>,)|{_literal('q', parts=True)}")
 """An `ASSIGNMENT`'s quoted value read again piece by piece (a pattern keeps only the last literal a repetition
 took): its literals, the commas between a tuple's or list's items, and comments, taken whole so that a quote or
 comma in one is not read as code."""

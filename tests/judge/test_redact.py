@@ -179,6 +179,8 @@ MULTILINE_VALUES = [
     ("triple.py", 'PASSWORD = """«hunter2»"""\n'),
     # A line continued by a backslash joins the literals below it, as Python and C's preprocessor read them
     ("continued.py", 'SECRET_KEY = "«abcdefgh»" \\\n    "«def123456789»"\n'),
+    ("continued-crlf.py", 'SECRET_KEY = "«abcdefgh»" \\\r\n    "«def123456789»"\r\n'),
+    ("continued-in-parens.py", 'PASSWORD = ("«hunter22»" \\\n    "«more-of-it»")\n'),
     # A block scalar's head with an anchor or a tag, or an empty line between it and its value
     ("deploy/anchor.yaml", "db:\n  password: &pw |\n    «hunter2-anchored»\n  host: x\n"),
     ("deploy/tag.yaml", "db:\n  password: !!str |\n    «hunter2-tagged»\n  host: x\n"),
@@ -220,6 +222,7 @@ COLLECTIONS = [
     ("keys.c", 'static const char *passwords[] = {"«hunter22»", "«letmein99»"};\n'),
     ("keys.h", 'const char *api_keys[2] = {\n  "«k-1234567890»",  // prod\n  "«k-0987654321»",\n};\n'),
     ("tokens.js", 'const tokens = [\n  // prod\n  "«tok_abc123456»",\n];\n'),
+    ("keys.ts", 'const api_keys = [\n  "«k-1234567890»", /* prod */\n  "«k-0987654321»",\n];\n'),
 ]
 
 
@@ -245,6 +248,10 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         '"y"#token=(\n' * 16_000 + "z\n",  # and a comment after a literal, which no value reaches
         "PATTERNS = [\n" + '"token=(#",\n' * 8_000 + "]\n",  # a `token=(` in each literal, read to the `]`
         "PATTERNS = [\n" + '"#token=(#token=(#",\n' * 8_000 + "]\n",  # and after a `#` in it
+        "// token=(\n" * 20_000,  # the same with `//` comments, which a value's gaps take too
+        "// token = [\n" * 20_000,
+        '"y"//token=(\n' * 16_000 + "z\n",
+        "/* token=( */\n" * 20_000,  # and one-line block comments
     ],
     ids=[
         "one-line",
@@ -255,6 +262,10 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "after-literals",
         "in-literals",
         "after-a-hash-in-literals",
+        "slash-comment-lines",
+        "slash-comment-brackets",
+        "after-literals-slash",
+        "block-comment-lines",
     ],
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
