@@ -3,8 +3,11 @@
 `python -m bench.excerpts --run bench/results/behavior` (a `bench quality --behavior` run's folder; the corpora
 prepared). A question counts when its first gold-holding match among the no-threshold answer's first ten is a
 snippet longer than an excerpt whose gold lines are only part of it; it is shown when the excerpt the engine cuts
-from that snippet for the question (`search.excerpt.focus`) overlaps a gold span. The figures rank nothing: they
-say whether a reader who opens the right match sees the right lines first (bench/ranker/README.md has the runs).
+from that snippet for the question (`search.excerpt.focus`) overlaps a gold span. The engine may instead show a
+narrower judged snippet inside the match that also passed (`excerpt.evidence`); a run's answers do not keep those,
+so they are left out here. A match is found again by chunking its file with today's chunker: read a run made with
+today's chunking (a match whose span it no longer cuts is not counted). The figures rank nothing: they say whether a
+reader who opens the right match sees the right lines first (bench/ranker/README.md has the runs).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from smartsearch_ls.search.excerpt import EXCERPT_LINES, focus
 def _chunked(corpus: str, path: str) -> ChunkedFile | None:
     try:
         return chunk_file(path, (resolve_root(corpus) / path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
+    except UnicodeDecodeError:  # the engine skips such a file too; a missing corpus is an error, raised
         return None
 
 

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Literal
 
 from smartsearch_ls.chunking.snippet import Snippet, split_lines
+from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.index.root_index import RootIndex
 from smartsearch_ls.index.terms import distinct_terms, query_weights
 from smartsearch_ls.judge.redact import Redacted, redact_lines, redact_shown
@@ -33,10 +34,15 @@ EXCERPT_CHARS = 1_500
 LineKind = Literal["code", "comment", "docstring"]
 _LINE_WEIGHTS: dict[LineKind, int] = {"code": 100, "comment": 25, "docstring": 50}
 """What a query term counts on a line of each kind, in hundredths."""
-_COMMENT_LINE = re.compile(r"\s*(?:#|//|/\*|\*|--)")
-"""A line that starts with a comment in the outlined languages (a `*` continues a block comment)."""
-_TRIPLE_QUOTES = re.compile(r'"""|\'\'\'')
-"""What opens and closes a docstring, which a comment line's pattern does not see."""
+_COMMENT_LINE = re.compile(r"\s*(?:#(?!\[|!|include\b|define\b)|//|/\*|\*(?!\*?\w)|--(?!\w))")
+"""A line that starts with a comment in the outlined languages (a `*` continues a block comment); not Rust's `#[...]`,
+a shebang, C's `#include`, Python's `*args` or `**kwargs`, a `--flag`."""
+_QUOTE_OR_COMMENT = re.compile(r"[rRbBuUfF]{0,2}(?:\"\"\"|'''|\"|')|#")
+"""Where a line's string literal or `#` comment starts, as `_line_kinds` reads a line."""
+_ONE_LINE_REST = {quote: re.compile(rf"(?:\\.|[^{quote}\\])*{quote}") for quote in "\"'"}
+"""The rest of a one-line literal after its opening quote, up to the quote that closes it."""
+_DOCSTRING_START = re.compile(r"\s*[rRbBuUfF]{0,2}(?:\"\"\"|''')")
+"""A line that opens a triple-quoted string before anything else: a docstring's first line."""
 
 
 def evidence(match: Snippet, passing: Sequence[tuple[Snippet, float]]) -> Snippet | None:
@@ -66,7 +72,7 @@ def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[
         weights = query_weights(query)
         by_kind = {kind: {t: round(share * w) for t, w in weights.items()} for kind, share in _LINE_WEIGHTS.items()}
         imports = _import_lines(snippet)
-        kinds = _line_kinds(lines)
+        kinds: Sequence[LineKind] = ["code"] * len(lines) if is_documentation(snippet.path) else _line_kinds(lines)
         hits = [
             0 if first + i in imports else sum(by_kind[kinds[i]].get(t, 0) for t in distinct_terms(line))
             for i, line in enumerate(lines)
@@ -85,17 +91,39 @@ def focus(snippet: Snippet, query: str, within: Snippet | None = None) -> tuple[
 
 
 def _line_kinds(lines: Sequence[str]) -> list[LineKind]:
-    """Each line's kind: in a triple-quoted string (a docstring: its lines, its quotes' own), a comment, or code."""
+    """Each line's kind: a docstring's (a line inside a triple-quoted string, or one that opens it first thing), a
+    comment, or code. A triple-quoted string ends only at its own quotes (`'''` does not close `\"\"\"`), and quotes
+    in a one-line literal or after a `#` open nothing (`QUOTE = '\"\"\"'` is code)."""
     kinds: list[LineKind] = []
-    in_string = False
+    open_quotes: str | None = None
     for line in lines:
-        quotes = len(_TRIPLE_QUOTES.findall(line))
-        if in_string or quotes:
+        if open_quotes is not None or _DOCSTRING_START.match(line):
             kinds.append("docstring")
         else:
             kinds.append("comment" if _COMMENT_LINE.match(line) else "code")
-        in_string ^= quotes % 2 == 1
+        open_quotes = _quotes_left_open(line, open_quotes)
     return kinds
+
+
+def _quotes_left_open(line: str, open_quotes: str | None) -> str | None:
+    """The triple quotes of a string still open at the end of `line`, given those open at its start."""
+    at = 0
+    while True:
+        if open_quotes is not None:
+            closing = line.find(open_quotes, at)
+            if closing < 0:
+                return open_quotes
+            at, open_quotes = closing + 3, None
+        found = _QUOTE_OR_COMMENT.search(line, at)
+        if found is None or found[0] == "#":
+            return None
+        quote = found[0].lstrip("rRbBuUfF")
+        if len(quote) == 3:
+            at, open_quotes = found.end(), quote
+        elif (rest := _ONE_LINE_REST[quote].match(line, found.end())) is not None:
+            at = rest.end()
+        else:
+            return None  # a quote nothing closes on its line is a character (`don't` in a comment), not a string
 
 
 def _import_lines(snippet: Snippet) -> set[int]:

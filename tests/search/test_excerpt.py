@@ -175,35 +175,47 @@ def test_a_doc_comment_that_repeats_the_question_does_not_hide_the_code_that_doe
     assert start >= 77 + len(doc) - 2 and "pub fn dedent" in text and "take_while" in text
 
 
+UPSERT = [
+    "def upsert(self, document, cond=None):",
+    '    """',
+    "    Update documents, if they exist, insert them otherwise.",
+    "",
+    "    Note: This will update *all* documents matching the query. Document",
+    "    argument can be a tinydb.table.Document object if you want to specify a",
+    "    doc_id.",
+    "",
+    "    :param document: the document to insert or the fields to update",
+    "    :param cond: which document to look for, optional if you've passed a",
+    "    Document with a doc_id",
+    "    :returns: a list containing the updated documents' IDs",
+    '    """',
+    "    if isinstance(document, self.document_class) and hasattr(document, 'doc_id'):",
+    "        doc_ids = [document.doc_id]",
+    "    else:",
+    "        doc_ids = None",
+    "    try:",
+    "        updated_docs = self.update(document, cond, doc_ids=doc_ids)",
+    "    except KeyError:",
+    "        updated_docs = None",
+    "    if updated_docs:",
+    "        return updated_docs",
+    "    return [self.insert(document)]",
+]
+
+
 def test_a_docstring_that_repeats_the_question_does_not_hide_the_code_that_does_it() -> None:
     """A docstring is not a comment line, so it counted as code: a new user's "update a record if it exists,
     otherwise insert it" was shown `upsert`'s docstring, not its try-update-else-insert."""
-    lines = [
-        "def upsert(self, document, cond=None):",
-        '    """',
-        "    Update documents, if they exist, insert them otherwise.",
-        "",
-        "    Note: This will update *all* documents matching the query. Document",
-        "    argument can be a tinydb.table.Document object if you want to specify a",
-        "    doc_id.",
-        "",
-        "    :param document: the document to insert or the fields to update",
-        "    :param cond: which document to look for, optional if you've passed a",
-        "    Document with a doc_id",
-        "    :returns: a list containing the updated documents' IDs",
-        '    """',
-        "    if isinstance(document, self.document_class) and hasattr(document, 'doc_id'):",
-        "        doc_ids = [document.doc_id]",
-        "    else:",
-        "        doc_ids = None",
-        "    try:",
-        "        updated_docs = self.update(document, cond, doc_ids=doc_ids)",
-        "    except KeyError:",
-        "        updated_docs = None",
-        "    if updated_docs:",
-        "        return updated_docs",
-        "    return [self.insert(document)]",
-    ]
+    lines = UPSERT
     snippet = Snippet("tinydb/table.py", 513, 513 + len(lines) - 1, "\n".join(lines), "Table.upsert")
+    text = focus(snippet, "update a record if it exists, otherwise insert it")[2]
+    assert "self.update(document" in text and "self.insert(document)" in text
+
+
+def test_a_triple_quote_inside_a_one_line_literal_opens_no_docstring() -> None:
+    """Triple quotes were counted on each line, so `QUOTE = '\"\"\"'` above a method turned its docstring into code
+    and its code into docstring, and the window went back to the docstring."""
+    lines = ["class Table:", '    QUOTE = \'"""\'', "    OTHER = \"'''\"  # '''", "", *UPSERT]
+    snippet = Snippet("tinydb/table.py", 1, len(lines), "\n".join(lines), "Table")
     text = focus(snippet, "update a record if it exists, otherwise insert it")[2]
     assert "self.update(document" in text and "self.insert(document)" in text
