@@ -12,8 +12,8 @@ declaration. Type aliases are `type_parameter`, as rust-analyzer reports them.
 
 A pattern with `own_snippet=False` (fields, constants, signatures, aliases) is only listed as a
 declaration: those are small and sit in the code around them rather than getting a snippet each. A Go type is
-a snippet of its own whatever it is a type of: `type Collection []*Version` with its doc comment and methods is
-a type as much as a struct is.
+a snippet of its own whatever it is a type of: `type Collection []*Version` with its doc comment is asked for by
+its name as a struct is (its methods are snippets of their own either way).
 Only statement-level declarations are named; functions passed as arguments stay anonymous.
 """
 
