@@ -78,17 +78,9 @@ _LEAD = (
     rf"[ \t]*{_SEPARATOR}[ \t]*"
 )
 
-_SPANNING = (
-    rf"(?P<tprefix>{_PREFIX})(?P<tq>\"\"\"|'''|`)"
-    r"(?P<tvalue>(?=(?:(?!(?P=tq))[^\n]){0,500}\n)(?:\\.|(?!(?P=tq))[^\\]){1,4000}+)(?P=tq)"
-)
-"""A triple-quoted string or a JavaScript template literal that goes on over lines below its name (a newline before
-its closing quotes), as `_literal`'s one-line reading cannot take it: that read `\"\"\"` as an empty literal and the
-lines below as no value."""
-
 ASSIGNMENT = re.compile(
     rf"(?P<lead>{_LEAD})"
-    rf"(?:{_SPANNING}|(?P<open>(?:(?P<paren>\()|(?P<brace>\{{)|\[){_GAP})?+{_literal('q')}"
+    rf"(?:(?P<open>(?:(?P<paren>\()|(?P<brace>\{{)|\[){_GAP})?+{_literal('q')}"
     # More literals: in brackets, after a comma or not, on any line; else on the same line (`"abc" "def"`), or on
     # the next after a backslash that continues the line (`"abc" \` over `"def"`).
     rf"(?:(?(open){_GAP}(?:,{_GAP})?+|(?:[ \t]|\\\r?\n)*+){_literal('nextq')})*+"
@@ -283,8 +275,6 @@ def redacted(found: re.Match[str], mark: str, syntax: Syntax, kept: Callable[[st
     `kept`: what the text between a quoted value's secret literals (its comments, the other items) becomes; it is
     searched for assignments of its own (`# old: password = "..."`), which redacting the value whole would send."""
     name = found["name"]
-    if found["tq"]:
-        return _redacted_spanning(found, mark)
     if found["q"]:
         return _redacted_literals(found, mark, kept)
     if syntax == "code" or REDACTED in found["bare"]:
@@ -297,22 +287,6 @@ def redacted(found: re.Match[str], mark: str, syntax: Syntax, kept: Callable[[st
         value = word.rstrip(",;.")
         rest = word[len(value) :] + space + more + rest
     return f"{found['lead']}{mark}{rest}" if is_secret(name, value, quoted=False) else None
-
-
-def _redacted_spanning(found: re.Match[str], mark: str) -> str | None:
-    """An `ASSIGNMENT` match of a string over several lines (`_SPANNING`) with each of its lines that holds text
-    replaced by `mark` (its indentation and line end kept, so every line keeps its number); or None when the text,
-    a template's fields left out (as `_literal_part` does), is not taken for a secret."""
-    quotes, value = found["tq"], found["tvalue"]
-    if quotes == "`" and "${" in value:
-        value = _JS_TEMPLATE_FIELD.sub("", value)
-    elif "f" in found["tprefix"].lower() or found.string.startswith(".format(", found.end()):
-        value = _TEMPLATE_FIELD.sub("", value.replace("{{", "\0\0").replace("}}", "\0\0"))
-    if not is_secret(found["name"], "".join(value.split()), quoted=True):  # a wrapped key is one token
-        return None
-    lines = found["tvalue"].split("\n")
-    blanked = "\n".join(line[: len(line) - len(line.lstrip())] + mark if line.strip() else line for line in lines)
-    return f"{found['lead']}{found['tprefix']}{quotes}{blanked}{quotes}"
 
 
 def _redacted_literals(found: re.Match[str], mark: str, kept: Callable[[str], str]) -> str | None:

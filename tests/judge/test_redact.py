@@ -95,9 +95,6 @@ ORDINARY_CODE = [
     ("c.c", 'char *key = "__f2py_cb_#name#";\n'),
     ("masks.py", 'password = ":****"\nshown = {"secret": "**********"}\n'),
     ("ws.js", "opts.auth = `${url.username}:${url.password}`;\n"),
-    # Strings over several lines that are about a secret, queries, or templates of other values
-    ("help.py", 'PASSWORD_HELP = """\nYour password must be long.\n"""\nquery_token = """\nSELECT * FROM t\n"""\n'),
-    ("tmpl.js", "const token = `\n${prefix}-${id}\n`;\n"),
     ("settings.py", 'AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"\n'),
     ("config.yaml", "auth_type: basic\ntoken_ttl: 3600\nkey: password\nsecretKeyRef:\n  name: db\n"),
     ("messages.py", 'MESSAGE = (\n    "hello"\n)\nPASSWORD_PROMPT = (\n    "Enter your "\n    "password: "\n)\n'),
@@ -184,13 +181,6 @@ MULTILINE_VALUES = [
     ("continued.py", 'SECRET_KEY = "«abcdefgh»" \\\n    "«def123456789»"\n'),
     ("continued-crlf.py", 'SECRET_KEY = "«abcdefgh»" \\\r\n    "«def123456789»"\r\n'),
     ("continued-in-parens.py", 'PASSWORD = ("«hunter22»" \\\n    "«more-of-it»")\n'),
-    # A triple-quoted string or a template literal over the lines below its name, read before as an empty literal
-    ("spanning.py", 'API_KEY = """\n    «9f8e7d6c5b4a3f2e1d0c»\n"""\nx = 1\n'),
-    ("spanning.js", "const privateKey = `\n«MIIEvQIBADANBgkqhkiG9w0BAQEFAASC»\n«BKcwggSjAgEAAoIBAQC7»\n`;\n"),
-    (
-        "spanning-json.py",
-        'SERVICE_ACCOUNT_CREDENTIALS = """«{"type": "service_account",»\n  «"private_key_id": "ab12"}»\n"""\n',
-    ),
     # A block scalar's head with an anchor or a tag, or an empty line between it and its value
     ("deploy/anchor.yaml", "db:\n  password: &pw |\n    «hunter2-anchored»\n  host: x\n"),
     ("deploy/tag.yaml", "db:\n  password: !!str |\n    «hunter2-tagged»\n  host: x\n"),
@@ -262,8 +252,6 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "// token = [\n" * 20_000,
         '"y"//token=(\n' * 16_000 + "z\n",
         "/* token=( */\n" * 20_000,  # and one-line block comments
-        "password = `" + "a" * 200_000,  # a template literal over the rest of the text, never closed
-        "token = '''x\n" * 20_000 + '"""',  # each opening a string over lines that the next one closes
     ],
     ids=[
         "one-line",
@@ -278,8 +266,6 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "slash-comment-brackets",
         "after-literals-slash",
         "block-comment-lines",
-        "unclosed-template",
-        "spanning-strings",
     ],
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
