@@ -252,6 +252,8 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "// token = [\n" * 20_000,
         '"y"//token=(\n' * 16_000 + "z\n",
         "/* token=( */\n" * 20_000,  # and one-line block comments
+        'token = f"{a' + "()" * 27 + '"\n',  # a template's field of calls, which could be split two ways a pair
+        'token = "{a' + "[]" * 27 + '".format(x)\n',
     ],
     ids=[
         "one-line",
@@ -266,6 +268,8 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "slash-comment-brackets",
         "after-literals-slash",
         "block-comment-lines",
+        "template-field-calls",
+        "template-field-subscripts",
     ],
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
