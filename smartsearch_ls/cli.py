@@ -114,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = 130
     except BrokenPipeError:  # `smartsearch query ... | head`
         code = 0
+    except Exception as error:  # a defect: still an error's status, never 1, which a script reads as "no match"
+        print(f"smartsearch: internal error ({type(error).__name__}: {error}); please report it", file=sys.stderr)
+        code = 2
     sys.exit(code)
 
 

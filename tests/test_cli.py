@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from smartsearch_ls import cli
 from smartsearch_ls.discovery.documentation import is_documentation
 from smartsearch_ls.embedding.cache import commentary_key, passage_key
 from smartsearch_ls.embedding.commentary import commentary_text
@@ -92,6 +93,20 @@ def test_what_an_answer_puts_after_higher_scoring_code_is_labeled(tmp_path: Path
     assert labels["index.d.ts"].endswith("[declarations]"), heads
     assert any(head.startswith("lib/evict.js:1-") and head.endswith("[header]") for head in heads), heads
     assert heads[0].startswith("lib/evict.js:") and "dropFirst" in heads[0], heads
+
+
+def test_an_unexpected_failure_exits_2_not_1_which_means_no_match(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A defect ended in a traceback and exit status 1, which `--help` and a script read as "no match"."""
+
+    def broken(args: object) -> int:
+        raise RuntimeError("a defect")
+
+    monkeypatch.setitem(cli._COMMANDS, "query", broken)
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["query", "parse config", "--root", str(project)])
+    assert exited.value.code == 2 and "internal error (RuntimeError: a defect)" in capsys.readouterr().err
 
 
 def test_exit_codes(project: Path, model_server: ModelServer, tmp_path: Path) -> None:
