@@ -284,11 +284,12 @@ def _assignments_starting_on(
     pattern alone says where it ends, so no second reading of the lines below can stop short of it.
 
     On its line only, as every assignment was read before values went below their name: one in a comment (after the
-    line's first `#` outside its string literals: `# old: token = (`, not `x = "#"; token = (`), one inside a string
-    literal (`"token=(#",`) and one inside a value already read across lines (in one of its comments or literals).
-    Read below, each such `token=(` read the comments and literals after it to the text's end, and the next line's
-    read them again: 105 s for sixty lines of `"x",` and `#token=(`, 13 s for a list of 100 KB of `"token=(#",`
-    lines. Read from a line's code, a value is made of literals, commas and comments, so the leads on the lines it
+    line's first `#`, `//` or `/*` outside its string literals: `# old: token = (`, not `x = "#"; token = (`), one
+    inside a string literal (`"token=(#",`) and one inside a value already read across lines (in one of its comments
+    or literals). Read below, each such `token=(` read the comments and literals after it to the text's end, and the
+    next line's read them again: quadratic in the text's length (the inputs that showed it are the speed test's, in
+    tests/judge/test_redact.py).
+    Read from a line's code, a value is made of literals, commas and comments, so the leads on the lines it
     goes on over are in its literals or comments: only one per line is read below, and not again on the lines below.
     A value's own comments are searched by `redact`'s `kept`. `this.#token = [` is JavaScript's private field, not a
     comment."""

@@ -397,7 +397,7 @@ _TEMPLATE_FIELD = re.compile(
 )
 """A replacement field of an f-string or `str.format`: `{user}`, `{self.name!r}`, `{time.time()}`, `{f(g(x))}`, `{0}`,
 `{}`. Its calls and subscripts are taken possessively, one level of nesting deep: taken as they came, a field of
-pairs (`{a()()()...`) could be split in two ways at every pair, so 25 pairs took seconds and each more doubled it."""
+pairs (`{a()()()...`) could be split in two ways at every pair: time exponential in the number of pairs."""
 _JS_TEMPLATE_FIELD = re.compile(r"\$\{[^{}]*\}")
 
 

@@ -17,7 +17,7 @@ import pytest
 from smartsearch_ls.chunking import chunk_file
 from smartsearch_ls.chunking.snippet import Snippet
 from smartsearch_ls.judge import redact as redact_module
-from smartsearch_ls.judge.redact import redact, redact_lines, redact_snippet
+from smartsearch_ls.judge.redact import Redacted, redact, redact_lines, redact_snippet
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXBhcnQ"
@@ -153,6 +153,13 @@ def test_a_key_block_cut_between_snippets_is_redacted_in_every_one(path: str) ->
     assert any('"""' in redact_snippet(s).text for s in inside)  # what follows the END armor is kept
 
 
+def _redact_marked(path: str, written: str) -> tuple[Redacted, str]:
+    """`written` holds its secrets between « and »: what redacting the snippet of it makes, and what it should make
+    (each secret a marker, everything else as written)."""
+    text = written.replace("«", "").replace("»", "")
+    return redact_snippet(Snippet(path, 1, text.count("\n"), text)), re.sub("«[^»]*»", "[REDACTED:secret]", written)
+
+
 MULTILINE_VALUES = [
     # (path, text with each secret line between « and »): values on the lines below their name
     ("settings.py", 'PASSWORD = (\n    "«hunter2»"\n    "«more»"\n)\n'),
@@ -198,9 +205,8 @@ def test_a_secret_written_on_the_lines_below_its_name_is_redacted_line_by_line(p
     or a tag, is a list item's (`- password: |`, its value indented under the key), has a quoted key or an empty
     line above its value were sent as written, whole or in part: each of its strings or lines is blanked, what is
     around them (comments, quotes, line ends, empty literals) kept, and counted once."""
-    text = written.replace("«", "").replace("»", "")
-    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
-    assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written) and redacted.kinds == ("assignment",)
+    redacted, expected = _redact_marked(path, written)
+    assert redacted.text == expected and redacted.kinds == ("assignment",)
 
 
 COLLECTIONS = [
@@ -232,9 +238,8 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
     `PASSWORDS`, `API_KEYS` each item is decided as a lone value of that name would be. Its first item was blanked
     and the others sent (`("admin", "hunter2")` sent the password), or it was sent whole; `SECRET_SETTINGS`,
     `PASSWORD_HASHERS` hold settings and hashers (`ORDINARY_CODE`)."""
-    text = written.replace("«", "").replace("»", "")
-    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
-    assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written) and redacted.kinds == ("assignment",)
+    redacted, expected = _redact_marked(path, written)
+    assert redacted.text == expected and redacted.kinds == ("assignment",)
 
 
 @pytest.mark.parametrize(
@@ -274,7 +279,7 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
     """About 200 KB made of what a parenthesised value may hold, which took seconds (quadratic in a line's length,
-    or in the text's, 105 s for sixty lines of 2,000 characters): redacting a snippet, an error message or an import
+    or in the text's; exponential in a template field's calls): redacting a snippet, an error message or an import
     specifier must not stall a search."""
     started = time.perf_counter()
     redacted = redact(adversarial, syntax="code")
@@ -410,10 +415,8 @@ COMMENTS_IN_VALUES = [
 def test_an_assignment_in_a_comment_inside_a_redacted_value_is_redacted_too(path: str, written: str) -> None:
     """A value read across lines was replaced whole, and the comments inside it were never searched: the old
     password written in one was sent, where a value on one line leaves its comment to be searched."""
-    text = written.replace("«", "").replace("»", "")
-    redacted = redact_snippet(Snippet(path, 1, text.count("\n"), text))
-    assert redacted.text == re.sub("«[^»]*»", "[REDACTED:secret]", written)
-    assert redacted.kinds == ("assignment", "assignment")
+    redacted, expected = _redact_marked(path, written)
+    assert redacted.text == expected and redacted.kinds == ("assignment", "assignment")
 
 
 SIDE_BY_SIDE = [
