@@ -54,6 +54,7 @@ from smartsearch_ls.judge.secret_assignments import (
     Syntax,
     syntax_of,
 )
+from smartsearch_ls.judge.secret_strings import may_open_a_string, redacted_strings
 
 _PRIVATE_KEY = re.compile(rf"{KEY_BEGIN}.*?(?:{KEY_END}|\Z)", re.DOTALL)
 _KEY_END = re.compile(KEY_END)
@@ -243,7 +244,11 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_l
             inside = _lines_naming_a_secret(between)
             return sub("assignment", ASSIGNMENT, assignment, between, inside, below=False) if inside else between
 
+        strings_may_open = any(may_open_a_string(text[start:end]) for start, end in lines)
         text = sub("assignment", ASSIGNMENT, assignment, text, lines)
+        if strings_may_open:
+            text, strings = redacted_strings(text, secret)
+            kinds += ["assignment"] * strings
         if "</" in text:
             text = sub("assignment", XML_ELEMENT, lambda m: secret_assignments.redacted_element(m, secret), text)
         if "<add" in lowered:

@@ -402,16 +402,21 @@ _JS_TEMPLATE_FIELD = re.compile(r"\$\{[^{}]*\}")
 
 
 def _literal_part(found: re.Match[str]) -> str:
-    """A quoted value without the fields of a template, which hold other values rather than a secret.
+    """A quoted value without the fields of a template, which hold other values rather than a secret."""
+    formatted = "f" in found["prefix"].lower() or found.string.startswith(".format(", found.end())
+    return without_template_fields(found["value"], found["q"], formatted=formatted)
 
-    Only an f-string, a string `.format(...)` is called on, or a JavaScript template literal is a template;
-    `{{`/`}}` are literal braces in the first two, and a field must name a value: `f"{user}-{time.time()}"` and
-    `` `${user}:${pass}` `` leave too little to be a secret, `f"hunter2-{suffix}"` leaves `hunter2-`, and
-    `"{hunter2}"` and `"${s3cr3t}"` are not templates at all.
+
+def without_template_fields(value: str, quote: str, *, formatted: bool) -> str:
+    """A literal's text without the fields of a template, which hold other values rather than a secret.
+
+    Only an f-string or a string `.format(...)` is called on (`formatted`), or a JavaScript template literal
+    (`quote` a backtick), is a template; `{{`/`}}` are literal braces in the first two, and a field must name a
+    value: `f"{user}-{time.time()}"` and `` `${user}:${pass}` `` leave too little to be a secret,
+    `f"hunter2-{suffix}"` leaves `hunter2-`, and `"{hunter2}"` and `"${s3cr3t}"` are not templates at all.
     """
-    value = found["value"]
-    if found["q"] == "`" and "${" in value:
+    if quote == "`" and "${" in value:
         return _JS_TEMPLATE_FIELD.sub("", value).strip()
-    if "f" in found["prefix"].lower() or found.string.startswith(".format(", found.end()):
+    if formatted:
         return _TEMPLATE_FIELD.sub("", value.replace("{{", "\0\0").replace("}}", "\0\0")).strip()
     return value

@@ -209,6 +209,58 @@ def test_a_secret_written_on_the_lines_below_its_name_is_redacted_line_by_line(p
     assert redacted.text == expected and redacted.kinds == ("assignment",)
 
 
+SPANNING_STRINGS = [
+    # (path, text with each secret line between « and »): a string over the lines below its name, which was read as
+    # an empty literal (its opening quotes) and sent whole
+    ("settings.py", 'API_KEY = """\n    «9f8e7d6c5b4a3f2e1d0c»\n    «1a2b3c4d5e6f7a8b9c0d»\n"""\n'),
+    ("single.py", "API_KEY = '''\n«9f8e7d6c5b4a3f2e1d0c»\n'''\n"),
+    ("client.js", "const apiKey = `\n  «9f8e7d6c5b4a3f2e1d0c»\n`;\n"),
+    ("Client.kt", 'val apiKey = """\n    «9f8e7d6c5b4a3f2e1d0c»\n""".trimIndent()\n'),
+    ("escaped.py", 'API_KEY = """\\\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n'),  # `"""\` at the end of the opening line
+    ("crlf.py", 'API_KEY = """\r\n    «9f8e7d6c5b4a3f2e1d0c»\r\n"""\r\n'),
+    ("wrapped.py", 'API_KEY = (\n    """\n    «9f8e7d6c5b4a3f2e1d0c»\n    """\n)\n'),
+    ("parens.py", 'API_KEY = ("""\n    «9f8e7d6c5b4a3f2e1d0c»\n""")\n'),
+    ("first-line.py", 'PASSWORD = """«hunter2-first»\n    «and-the-rest»"""\n'),
+    ("template.py", 'PASSWORD = f"""\n«hunter2-{suffix}»\n"""\n'),  # what is left without the field decides
+    ("cut.py", 'API_KEY = """\n    «9f8e7d6c5b4a3f2e1d0c»\n'),  # a snippet that ends inside the string
+    ("after-a-quoted-one.py", 'MARK = \'"""\'\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n'),
+]
+
+
+@pytest.mark.parametrize(("path", "written"), SPANNING_STRINGS, ids=[p for p, _ in SPANNING_STRINGS])
+def test_a_secret_string_over_the_lines_below_its_name_is_redacted_line_by_line(path: str, written: str) -> None:
+    """A triple-quoted string or a template literal that opens after a secret's name and goes on over the lines
+    below (wrapped in parentheses or not, with a prefix, a line-continuing backslash, CRLF line ends, or cut by the
+    snippet's end) was sent as written: each of its lines that reads as a value of that name is blanked, its
+    indentation and line end kept, and the string counted once."""
+    redacted, expected = _redact_marked(path, written)
+    assert redacted.text == expected and redacted.kinds == ("assignment",)
+
+
+SPANNING_TEXTS = [
+    # Strings over lines below a secret's name that hold no secret of it, and quotes that close a string
+    'expired_token = """\nError 401: token expired at 2024-01-01\n"""\n',  # prose under a key's name
+    'QUERIES = {\n    "get_token": """\n        SELECT token FROM tokens WHERE user_id = 12345\n    """,\n}\n',
+    'API_KEY = f"""\n{user}-{host}\n"""\n',  # nothing but a template's fields
+    # A docstring whose last line ends in `password=`: its closing quotes open nothing, the code below is code
+    'def f():\n    """Set up.\n\n    password="""\n    connect(user, pw)\n    """Doc"""\n',
+    'SECRET = """\n[REDACTED:secret]\n"""\n',  # a marker the source holds
+]
+
+
+@pytest.mark.parametrize("text", SPANNING_TEXTS, ids=["prose", "sql", "fields", "docstring-end", "marker"])
+def test_a_string_over_lines_that_holds_no_secret_of_its_name_is_left_as_written(text: str) -> None:
+    """Decided line by line, as a lone literal of the name would be: the spaces of prose and SQL keep them from
+    reading as a key, where joining the lines would have taken them out; a docstring's closing quotes are told from
+    opening ones by reading the text's strings in order."""
+    assert redact(text, syntax="code") == Redacted(text)
+
+
+def test_a_provider_key_in_a_string_over_lines_keeps_its_own_marker_and_is_counted_once() -> None:
+    text = 'SECRET_KEY = """\nsk-abcdefghijklmnopqrstuvwxyz123456\n"""\n'
+    assert redact(text, syntax="code") == Redacted('SECRET_KEY = """\n[REDACTED:openai-key]\n"""\n', ("openai-key",))
+
+
 COLLECTIONS = [
     # (path, text with each secret item between « and »): tuples and lists under a name saying what their items are
     ("auth.py", 'BASIC_AUTH_CREDENTIALS = ("«admin»", "«hunter2»")\n'),
@@ -259,6 +311,10 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "/* token=( */\n" * 20_000,  # and one-line block comments
         'token = f"{a' + "()" * 27 + '"\n',  # a template's field of calls, which could be split two ways a pair
         'token = "{a' + "[]" * 27 + '".format(x)\n',
+        'token = """\n' * 20_000,  # strings over lines, each below a secret's name
+        "token = `\n" * 20_000,
+        "x = '\"\"\"' # '\n" * 10_000,  # triple quotes inside one-line literals, and unclosed quotes
+        'API_KEY = """\n' + "k" * 200_000 + "\n",  # one line of a string the text ends inside
     ],
     ids=[
         "one-line",
@@ -275,6 +331,10 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "block-comment-lines",
         "template-field-calls",
         "template-field-subscripts",
+        "triple-quotes-below-names",
+        "backticks-below-names",
+        "triple-quotes-in-literals",
+        "a-long-line-in-a-string",
     ],
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
