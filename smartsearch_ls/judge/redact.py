@@ -247,7 +247,7 @@ def redact(text: str, *, syntax: Syntax = "config", key_lines: int = 0, secret_l
         strings_may_open = any(may_open_a_string(text[start:end]) for start, end in lines)
         text = sub("assignment", ASSIGNMENT, assignment, text, lines)
         if strings_may_open:
-            text, strings = redacted_strings(text, secret)
+            text, strings = redacted_strings(text, secret, syntax)
             kinds += ["assignment"] * strings
         if "</" in text:
             text = sub("assignment", XML_ELEMENT, lambda m: secret_assignments.redacted_element(m, secret), text)

@@ -224,6 +224,31 @@ SPANNING_STRINGS = [
     ("template.py", 'PASSWORD = f"""\n«hunter2-{suffix}»\n"""\n'),  # what is left without the field decides
     ("cut.py", 'API_KEY = """\n    «9f8e7d6c5b4a3f2e1d0c»\n'),  # a snippet that ends inside the string
     ("after-a-quoted-one.py", 'MARK = \'"""\'\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n'),
+    # Quotes in comments, and apostrophes around a backtick in one, open nothing
+    (
+        "comments.py",
+        '# Bob\'s `x\'s` value\nx = 1  # use \'\'\' for docs\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n',
+    ),
+    ("console.js", "// press ` to open the console\nconst apiKey = `\n«9f8e7d6c5b4a3f2e1d0c»\n`;\n"),
+    # The quotes on a line below the name: Kotlin's wrapped layout, a comment between, a call, a backslash
+    ("Wrapped.kt", 'val apiKey =\n    """\n    «9f8e7d6c5b4a3f2e1d0c»\n    """.trimIndent()\n'),
+    ("wrapped.js", "const apiKey =\n  `\n«9f8e7d6c5b4a3f2e1d0c»\n`;\n"),
+    ("commented.py", 'API_KEY = (\n    # the prod key\n    """\n    «9f8e7d6c5b4a3f2e1d0c»\n    """\n)\n'),
+    ("dedent.py", 'API_KEY = textwrap.dedent("""\n    «9f8e7d6c5b4a3f2e1d0c»\n""")\n'),
+    ("backslash.py", 'API_KEY = \\\n"""\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n'),
+    # A key wrapped over lines: its pieces that would not read as a key alone go with it
+    ("pieces.py", 'API_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n«AbCdEfGhIjKlMnOpQrSt»\n«d0c»\n"""\n'),
+    # Lone CR line ends; a text that begins inside a docstring (a window cut through it) or a template literal
+    ("cr.py", 'API_KEY = """\r    «9f8e7d6c5b4a3f2e1d0c»\r"""\r'),
+    ("cut-docstring.py", '    More docs.\n    """\n    x = 1\n\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n'),
+    ("cut-template.js", "end of a template`;\n\nconst apiKey = `\n«9f8e7d6c5b4a3f2e1d0c»\n`;\n"),
+    # In documentation, the strings of each fenced block, whatever the prose or the blocks before say
+    ("docs/four.md", '````python\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n````\n'),
+    (
+        "docs/open.md",
+        'Ex:\n\n```python\n    """Start\n```\n\n```python\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n```\n',
+    ),
+    ("docs/quotes.md", 'Type \'\'\' or """ to start.\n\n```python\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n```\n'),
 ]
 
 
@@ -245,15 +270,37 @@ SPANNING_TEXTS = [
     # A docstring whose last line ends in `password=`: its closing quotes open nothing, the code below is code
     'def f():\n    """Set up.\n\n    password="""\n    connect(user, pw)\n    """Doc"""\n',
     'SECRET = """\n[REDACTED:secret]\n"""\n',  # a marker the source holds
+    # Text under a name of something chosen (any 4 characters are a password): a string of several lines with spaces
+    'CREATE_CREDENTIALS_TABLE = """\nCREATE TABLE credentials (\n    id INTEGER PRIMARY KEY\n);\n"""\n',
+    'PASSWORD_RULES = """\nAt least 8 characters.\nOne digit.\n"""\n',
+    # A stray backtick in a comment, and the code after a comment naming a secret's key
+    "# `\\` is an escape\nx = 1\n# the `password=` key\nconnect(user, pw)\nreturn session\n",
+    'class Token:\n    """A token.\n\n    Attributes:\n        value: the text\n    """\n',  # a block, not a value
 ]
 
 
-@pytest.mark.parametrize("text", SPANNING_TEXTS, ids=["prose", "sql", "fields", "docstring-end", "marker"])
+@pytest.mark.parametrize(
+    "text",
+    SPANNING_TEXTS,
+    ids=["prose", "sql", "fields", "docstring-end", "marker", "sql-credentials", "rules", "stray-backtick", "class"],
+)
 def test_a_string_over_lines_that_holds_no_secret_of_its_name_is_left_as_written(text: str) -> None:
     """Decided line by line, as a lone literal of the name would be: the spaces of prose and SQL keep them from
-    reading as a key, where joining the lines would have taken them out; a docstring's closing quotes are told from
-    opening ones by reading the text's strings in order."""
+    reading as a key, where joining the lines would have taken them out, and in a string of several lines they keep
+    them from reading as a password; a docstring's closing quotes are told from opening ones by reading the text's
+    strings in order, comments and one-line literals stepped over."""
     assert redact(text, syntax="code") == Redacted(text)
+
+
+def test_backticks_and_apostrophes_in_documentation_prose_open_no_string() -> None:
+    text = "Don't quote `can't` here.\nSet `password:` below.\nThis is prose 1234.\nSee the docs.\n"
+    assert redact(text, syntax="prose") == Redacted(text)
+
+
+def test_a_blanked_string_keeps_its_lone_cr_line_ends() -> None:
+    text = 'PASSWORD = """\nhunter22\rhunter33\n"""\nx = 1\n'
+    redacted = redact(text, syntax="code")
+    assert redacted.text == 'PASSWORD = """\n[REDACTED:secret]\r[REDACTED:secret]\n"""\nx = 1\n'
 
 
 def test_a_provider_key_in_a_string_over_lines_keeps_its_own_marker_and_is_counted_once() -> None:
@@ -315,6 +362,9 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "token = `\n" * 20_000,
         "x = '\"\"\"' # '\n" * 10_000,  # triple quotes inside one-line literals, and unclosed quotes
         'API_KEY = """\n' + "k" * 200_000 + "\n",  # one line of a string the text ends inside
+        "token = (\n" + ("api_key " * 40 + '"""\n"""') * 600,  # strings far from any line end, below names
+        ("password = " * 30 + '"""\nx\n"""\n') * 500,
+        "const token = `a`;" + ("x=" + "f(a,b);" * 50 + "y=`\n`;") * 500,  # a minified bundle's shape
     ],
     ids=[
         "one-line",
@@ -335,6 +385,9 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "backticks-below-names",
         "triple-quotes-in-literals",
         "a-long-line-in-a-string",
+        "strings-far-from-line-ends",
+        "names-before-strings-on-long-lines",
+        "minified-templates",
     ],
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
