@@ -214,7 +214,7 @@ def is_secret(name: str, value: str, *, quoted: bool, item: bool = False) -> boo
     if _chosen(words):
         return len(value) >= SHORTEST
     if _generated(words[-1]):
-        return _looks_generated(value)
+        return looks_generated(value)
     return False
 
 
@@ -247,7 +247,7 @@ def _names_something(item: str, words: list[str]) -> bool:
     (`.credentials`, `_token`), in capitals (`TOKEN`) or as the collection's own name (`"Credentials":
     ("Credentials", ...)`). One word holding a secret word is left a secret: `Password123`, `secret99`, and so is
     an item that looks generated, a name's shape aside (`Passw0rd_2024`, `mySecretPass1`, `SK_LIVE_ABC123XYZ789`)."""
-    if _looks_generated(item):
+    if looks_generated(item):
         return False
     if _ENV_NAME.fullmatch(item):
         return True
@@ -257,7 +257,7 @@ def _names_something(item: str, words: list[str]) -> bool:
     return len(own) > 1 or not item[0].isalnum() or item.isupper() or "".join(own) == "".join(words)
 
 
-def _looks_generated(value: str) -> bool:
+def looks_generated(value: str) -> bool:
     """Random-looking rather than made of words: a key, not `"__f2py_cb_#name#"` or `"textDocument/semanticTokens"`.
 
     Generated values of 8 characters or more nearly always hold several digits (hex, base64) or runs of letters

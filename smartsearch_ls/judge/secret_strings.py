@@ -5,22 +5,24 @@ triple quotes as an empty literal and the lines below as no value. Here the text
 (one-line literals and `#` and `//` comments stepped over, so that quotes inside them open nothing), so that opening
 quotes are told from those closing a docstring, and each string that goes on over lines below a secret's name
 (`secret_assignments.ASSIGNMENT_LEAD`, before its quotes on the line, on a line above with `=` or `(` ending it, or
-with a call between: `dedent(`) has its lines decided one by one, as a lone literal of that name would be. A line with
-spaces inside it, in a string of several lines, is text (prose, SQL, a help message) and is kept; once a line is
-taken for a secret, every other line without spaces is taken as the rest of it (a key wrapped over lines). A
+with a call that keeps the value between: `dedent(`) has its lines decided one by one, as a lone literal of that name
+would be. In a string of several lines, one line with spaces inside makes it a text (prose, SQL, markup), where only
+what looks generated is a secret, and a line of code or markup (parentheses, a leading `<`) is no value; otherwise,
+once a line is taken for a secret, every other line is taken as the rest of it (a key wrapped over lines). A
 template's fields (`${user}`, an f-string's `{name}`) are left out before deciding. Lines keep their indentation and
-line ends. In documentation (`prose`) only fenced code blocks are read, each on its own.
+line ends. In documentation (`prose`), the parts between code blocks' fences are read, each on its own, and prose
+without a fence is not.
 
-A string the text ends inside (a snippet cut there) ends with the text. A text that begins inside a string (a window
-cut through it) reads each later string's quotes the other way round: so quotes read as closing ones are decided too
-when a secret's name stands before them. What a scan cannot tell: a stray backtick outside strings and comments (a
-Go raw string ending in a backslash, a regex's character class) turns the later strings the other way round too.
+A string the text ends inside (a snippet cut there) ends with the text. A scan can go wrong: a text may begin inside
+a string (a window cut through it), and a stray quote outside strings and comments (a Go raw string ending in a
+backslash, a regex's character class) turns the reading of the later quotes round. So quotes that end their line
+and that the scan took for closing ones, or never saw, are decided too when a secret's name stands before them, as
+a string that may be code: a line with spaces inside is kept even alone.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from smartsearch_ls.judge.secret_assignments import (
     ASSIGNMENT_LEAD,
@@ -28,6 +30,7 @@ from smartsearch_ls.judge.secret_assignments import (
     SECRET_WORD,
     Syntax,
     is_secret,
+    looks_generated,
     without_template_fields,
 )
 
@@ -41,12 +44,16 @@ private field, told apart after the match), so that quotes inside them open noth
 search skip to where a token can start."""
 _CLOSING = {quotes: re.compile(rf"\\.|{re.escape(quotes)}", re.DOTALL) for quotes in ('"' * 3, "'" * 3, "`")}
 """What closes a string opened by each kind of quotes, an escaped character stepped over."""
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+_FENCE = re.compile(r"(?<![^\n\r])[ \t]*(?:`{3,}|~{3,})[^\n\r]*")
+"""A fence of a documentation's code block, however deep in a list it is indented."""
 _PREFIX_LETTERS = frozenset("rbuRBUfF")
-_BETWEEN = re.compile(r"[ \t]*(?:[A-Za-z_][\w.]{0,60}\()?\(?(?:\s|\\|(?:#|//)[^\n]*)*+")
-"""What may stand between a secret's name and its string's quotes: nothing, an opening parenthesis, a call
-(`textwrap.dedent(`), and line ends, comments and a line-continuing backslash (`API_KEY = (` or Kotlin's `val apiKey
-=` over the quotes)."""
+_BETWEEN = re.compile(
+    r"[ \t]*(?:(?:(?:textwrap\.)?dedent|(?:inspect\.)?cleandoc|(?:base64\.)?b64decode|bytes\.fromhex|json\.loads"
+    r"|str|bytes|SecretStr)\()?\(?(?:\s|\\|(?:#|//)[^\n]*)*+"
+)
+"""What may stand between a secret's name and its string's quotes: nothing, an opening parenthesis, a call that
+keeps the value (`textwrap.dedent(`, not `input(` nor `re.compile(`), and line ends, comments and a line-continuing
+backslash (`API_KEY = (` or Kotlin's `val apiKey =` over the quotes)."""
 _LINES_ABOVE = 3
 """How many lines above its quotes a string's name is looked for (a comment line may stand between)."""
 _LEAD_REACH = 400
@@ -54,6 +61,14 @@ _LEAD_REACH = 400
 _OPENS_BELOW = re.compile(r"(?:=|\(|\\)[ \t]*(?:(?:#|//)[^\n]*)?\r?\n?\Z")
 _LINE_END = re.compile(r"(\r\n|\r|\n)")
 _INNER_SPACE = re.compile(r"\S\s+\S")
+_ENDS_LINE = re.compile(r"[ \t]*(?:\\|(?:#|//)[^\n]*)?[ \t]*(?:\r\n|\r|\n|\Z)")
+"""What may follow opening quotes that end their line: what quotes read as closing ones must be followed by for
+the text after them to be read as a string (a template ending in `&password=` is followed by code)."""
+_ANY_QUOTES = re.compile(r"\"\"\"|'''|`")
+_PRIVATE_FIELD = re.compile(r"#[A-Za-z_$][\w$]*[ \t]*=[^=]")
+"""A JavaScript class's private field declared (`#apiKey = `), not a comment."""
+_NOT_A_VALUE = re.compile(r"[()]|^[{\[<]")
+"""A line of a string over several lines that is no value, as `is_secret` reads an unquoted one: code or markup."""
 
 
 def may_open_a_string(line: str) -> bool:
@@ -86,21 +101,28 @@ def redacted_strings(text: str, mark: str, syntax: Syntax) -> tuple[str, int]:
     return "".join(pieces), count
 
 
-def _strings(text: str, syntax: Syntax) -> Iterator[tuple[int, int, int, int, bool]]:
-    """Each string opened by triple quotes or a backtick, in order: where the code it is in starts (the text's
-    start, or its fenced block's in `prose`), where the string starts (its prefix, if any), where its text starts and
-    where it ends (at its closing quotes, or the code's end), and whether it is one only if the text began inside a
-    string: closing quotes are given as the start of a string too, running to the next quotes of their kind."""
+def _strings(text: str, syntax: Syntax) -> list[tuple[int, int, int, int, bool]]:
+    """Each string opened by triple quotes or a backtick, by where it starts: where the code it is in starts (the
+    text's start, or a part of a document's: `_code_regions`), where the string starts (its prefix, if any), where
+    its text starts and where it ends (at its closing quotes, or the code's end), and whether it is one only if the
+    scan went wrong. Those are read with care (`_blanked_lines`' `code`): quotes that end their line and that the scan
+    read as closing a string (a text may begin inside one) or never saw (inside a string it took for one, after a
+    stray quote), each as the start of a string running to the next quotes of their kind."""
+    found: list[tuple[int, int, int, int, bool]] = []
     for floor, ceiling in _code_regions(text, syntax):
+        opened: set[int] = set()  # where the scan saw strings open
         at = floor
         while (token := _TOKEN.search(text, at, ceiling)) is not None:
             quotes = token[0]
             at = token.end()
-            if quotes[0] == "#" and token.start() and text[token.start() - 1] == ".":
-                at = token.start() + 1  # `this.#token`: a name, not a comment
+            if quotes[0] == "#" and (
+                (token.start() and text[token.start() - 1] == ".") or _PRIVATE_FIELD.match(text, token.start())
+            ):
+                at = token.start() + 1  # `this.#token`, `#token = `: a private field, not a comment
                 continue
             if quotes not in _CLOSING:
                 continue
+            opened.add(token.start())
             closing = _CLOSING[quotes]
             end = ceiling
             while (close := closing.search(text, at, ceiling)) is not None:
@@ -108,11 +130,16 @@ def _strings(text: str, syntax: Syntax) -> Iterator[tuple[int, int, int, int, bo
                 if close[0] == quotes:
                     end = close.start()
                     break
-            yield floor, _prefix_start(text, token.start()), token.end(), end, False
-            if end < ceiling:
-                after = _next_quotes(text, quotes, end + len(quotes), ceiling)
-                yield floor, end, end + len(quotes), after, True
+            found.append((floor, _prefix_start(text, token.start()), token.end(), end, False))
+            if end == ceiling:
+                at = token.end()  # unclosed: the later strings are read too (this kind cannot come again)
+                continue
             at = max(at, end)
+        for quotes in _ANY_QUOTES.finditer(text, floor, ceiling):
+            if quotes.start() not in opened and _ENDS_LINE.match(text, quotes.end(), ceiling):
+                after = _next_quotes(text, quotes[0], quotes.end(), ceiling)
+                found.append((floor, quotes.start(), quotes.end(), after, True))
+    return sorted(found, key=lambda string: string[2])
 
 
 def _next_quotes(text: str, quotes: str, at: int, ceiling: int) -> int:
@@ -122,22 +149,19 @@ def _next_quotes(text: str, quotes: str, at: int, ceiling: int) -> int:
 
 
 def _code_regions(text: str, syntax: Syntax) -> list[tuple[int, int]]:
-    """The parts of the text whose strings are read: all of it, or in documentation each fenced code block's body
-    (its prose is no code: an apostrophe or a lone backtick in it opens nothing)."""
+    """The parts of the text whose strings are read, each on its own: all of it; or in documentation each part
+    between two fences of code blocks, and before the first and after the last, read afresh at each fence (a text
+    cut out of a document may begin inside a block, so which parts are blocks is not known: prose read as code holds
+    no secret's name before quotes that open a string, and a stray quote in it turns nothing round beyond the next
+    fence). Documentation without a fence is prose alone, and is not read."""
     if syntax != "prose":
         return [(0, len(text))]
-    regions: list[tuple[int, int]] = []
-    opened: tuple[str, int] | None = None  # the open fence's marks, where its body starts
-    for fence in _FENCE.finditer(text):
-        marks = fence[1]
-        if opened is None:
-            opened = (marks, fence.end() + 1)
-        elif marks[0] == opened[0][0] and len(marks) >= len(opened[0]) and not fence[2].strip():
-            regions.append((opened[1], fence.start()))
-            opened = None
-    if opened is not None and opened[1] < len(text):
-        regions.append((opened[1], len(text)))
-    return regions
+    fences = list(_FENCE.finditer(text))
+    if not fences:
+        return []
+    starts = [0] + [fence.end() for fence in fences]
+    ends = [fence.start() for fence in fences] + [len(text)]
+    return list(zip(starts, ends, strict=True))
 
 
 def _prefix_start(text: str, quotes: int) -> int:
@@ -176,25 +200,30 @@ def _name_before(text: str, floor: int, opening: int) -> str | None:
 def _blanked_lines(body: str, name: str, quote: str, mark: str, *, formatted: bool, code: bool) -> str | None:
     """A string's text with its lines that read as a secret of `name` replaced by `mark`, indentation and line ends
     kept; None when none does. `code`: it may be code (read after quotes that may close a string rather than open
-    one), so a line with spaces inside it is kept even alone."""
+    one), so it is read as a string of several lines even with one."""
     parts = _LINE_END.split(body)  # lines at even places, their line ends between
     values = {number: parts[number].strip() for number in range(0, len(parts), 2)}
     values = {number: value for number, value in values.items() if value and REDACTED not in value}
     several = code or len(values) > 1
-    secret = [
-        number
+    # Of several lines, one with spaces inside makes the string a text (prose, SQL, markup), where only what looks
+    # generated is a secret, whatever the name; a line of code or markup is no value at all.
+    text = several and any(_INNER_SPACE.search(value) for value in values.values())
+    candidates = {
+        number: value
         for number, value in values.items()
-        if not (several and _INNER_SPACE.search(value))
-        and is_secret(name, without_template_fields(value, quote, formatted=formatted), quoted=True)
-    ]
+        if not (several and (_INNER_SPACE.search(value) or _NOT_A_VALUE.search(value)))
+    }
+    literal = {n: without_template_fields(value, quote, formatted=formatted) for n, value in candidates.items()}
+    secret = {
+        number
+        for number, value in literal.items()
+        if is_secret(name, value, quoted=True) and (not text or looks_generated(value))
+    }
     if not secret:
         return None
-    rest = [
-        number
-        for number, value in values.items()
-        if number not in secret and not _INNER_SPACE.search(value) and any(c.isalnum() for c in value)
-    ]
-    for number in secret + rest:  # the rest of a key wrapped over lines: its short or all-letter pieces
+    if not text:  # the rest of a key wrapped over lines: its short or all-letter pieces
+        secret |= {number for number, value in candidates.items() if any(c.isalnum() for c in value)}
+    for number in secret:
         line, value = parts[number], values[number]
         indent = len(line) - len(line.lstrip())
         parts[number] = line[:indent] + mark + line[indent + len(value) :]

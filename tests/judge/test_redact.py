@@ -249,6 +249,18 @@ SPANNING_STRINGS = [
         'Ex:\n\n```python\n    """Start\n```\n\n```python\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n```\n',
     ),
     ("docs/quotes.md", 'Type \'\'\' or """ to start.\n\n```python\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n```\n'),
+    ("docs/list.md", '1. Set it:\n\n    ```python\n    API_KEY = """\n    «9f8e7d6c5b4a3f2e1d0c»\n    """\n    ```\n'),
+    ("docs/cut.md", 'API_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n```\n\nMore prose.\n'),  # a window cut inside a block
+    ("docs/cr.md", '```python\rAPI_KEY = """\r«9f8e7d6c5b4a3f2e1d0c»\r"""\r```\r'),
+    # JavaScript's private fields are no comments
+    ("private.js", "class C {\n  #apiKey = `\n«9f8e7d6c5b4a3f2e1d0c»\n`;\n}\n"),
+    ("static.js", "class C {\n  static #token = `\n«1a2b3c4d5e6f7a8b9c0d»\n`;\n}\n"),
+    # A text that begins inside a string of another kind, or holds a stray backtick: the later quotes are read too
+    (
+        "cut-other-kind.py",
+        "    more\n    '''\n\nAPI_KEY = \"\"\"\n«9f8e7d6c5b4a3f2e1d0c»\n\"\"\"\n\ndef f():\n    '''Doc.'''\n",
+    ),
+    ("stray-backtick.py", '    pressed with ` here.\n    """\n\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n'),
 ]
 
 
@@ -276,13 +288,40 @@ SPANNING_TEXTS = [
     # A stray backtick in a comment, and the code after a comment naming a secret's key
     "# `\\` is an escape\nx = 1\n# the `password=` key\nconnect(user, pw)\nreturn session\n",
     'class Token:\n    """A token.\n\n    Attributes:\n        value: the text\n    """\n',  # a block, not a value
+    # Text, code and markup under a name of something chosen, with lines without spaces among them
+    '_SECRET_TABLE = """\ntable(\n  name.basename():label=NAME,\n  createTime.date():label=CREATED\n)\n"""\n',
+    'MISSING_CREDENTIALS_TEXT = """\nCredentials file not found at {path}.\n\n{fix_suggestion}.\n"""\n',
+    'CREDENTIALS_QUERY = """\nSELECT\n    id,\n    username\nFROM\n    credentials\nWHERE\n    id = %s\n"""\n',
+    'PASSWORD_RESET_HTML = """\n<html>\n<body>\n<p>Click the link</p>\n</body>\n</html>\n"""\n',
+    # Quotes that close a template after a secret's name, with code after them on their line
+    "const url = `${base}/login?user=${u}&password=`;\nfetch(url);\nreturn;\n}\nconst y = `x`;\n",
+    # A call that does not keep the value: a prompt, a pattern
+    'password = input("""\nEnter the new password:\n""")\n',
+    'PASSWORD_RE = re.compile(r"""\n^(?=.*\\d)\n(?=.*[a-z])\n.{8,}$\n""", re.X)\n',
 ]
 
 
 @pytest.mark.parametrize(
     "text",
     SPANNING_TEXTS,
-    ids=["prose", "sql", "fields", "docstring-end", "marker", "sql-credentials", "rules", "stray-backtick", "class"],
+    ids=[
+        "prose",
+        "sql",
+        "fields",
+        "docstring-end",
+        "marker",
+        "sql-credentials",
+        "rules",
+        "stray-backtick",
+        "class",
+        "format-table",
+        "template-text",
+        "sql-keywords",
+        "html",
+        "template-end",
+        "prompt",
+        "pattern",
+    ],
 )
 def test_a_string_over_lines_that_holds_no_secret_of_its_name_is_left_as_written(text: str) -> None:
     """Decided line by line, as a lone literal of the name would be: the spaces of prose and SQL keep them from
@@ -365,6 +404,7 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "token = (\n" + ("api_key " * 40 + '"""\n"""') * 600,  # strings far from any line end, below names
         ("password = " * 30 + '"""\nx\n"""\n') * 500,
         "const token = `a`;" + ("x=" + "f(a,b);" * 50 + "y=`\n`;") * 500,  # a minified bundle's shape
+        'PASSWORD = """\n' + "abcd\n" * 40_000 + '"""\n',  # a string of many short lines: a password list
     ],
     ids=[
         "one-line",
@@ -388,6 +428,7 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "strings-far-from-line-ends",
         "names-before-strings-on-long-lines",
         "minified-templates",
+        "many-short-lines",
     ],
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
