@@ -23,6 +23,7 @@ a string that may be code: a line with spaces inside is kept even alone.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from smartsearch_ls.judge.secret_assignments import (
     ASSIGNMENT_LEAD,
@@ -35,13 +36,14 @@ from smartsearch_ls.judge.secret_assignments import (
 )
 
 _TOKEN = re.compile(
-    r"(?=[\\`\"'#/])(?:\\.|```|\"\"\"|'''|`|\"(?:\\.|[^\"\\\n])*+\"|'(?:\\.|[^'\\\n])*+'|(?:#|//)[^\n]*)",
+    r"(?=[\\`\"'#/])(?:\\.|```|\"\"\"|'''|`|\"(?:\\.|[^\"\\\n])*+\"|'(?:\\.|[^'\\\n])*+'"
+    r"|(?:(?<!\.)#(?![A-Za-z_$][\w$]*[ \t]*=[^=])|//)[^\n]*)",
     re.DOTALL,
 )
 """What the scan steps over: an escaped character, a Markdown fence (no string), the triple quotes or the backtick
 that open a string over lines, and, taken whole, a one-line literal and a comment (`this.#token` is JavaScript's
-private field, told apart after the match), so that quotes inside them open nothing. The lookahead lets the
-search skip to where a token can start."""
+private field, and so is `#apiKey = ` declaring one), so that quotes inside them open nothing. The lookahead lets
+the search skip to where a token can start."""
 _CLOSING = {quotes: re.compile(rf"\\.|{re.escape(quotes)}", re.DOTALL) for quotes in ('"' * 3, "'" * 3, "`")}
 """What closes a string opened by each kind of quotes, an escaped character stepped over."""
 _FENCE = re.compile(r"(?<![^\n\r])[ \t]*(?:`{3,}|~{3,})[^\n\r]*")
@@ -61,12 +63,14 @@ _LEAD_REACH = 400
 _OPENS_BELOW = re.compile(r"(?:=|\(|\\)[ \t]*(?:(?:#|//)[^\n]*)?\r?\n?\Z")
 _LINE_END = re.compile(r"(\r\n|\r|\n)")
 _INNER_SPACE = re.compile(r"\S\s+\S")
-_ENDS_LINE = re.compile(r"[ \t]*(?:\\|(?:#|//)[^\n]*)?[ \t]*(?:\r\n|\r|\n|\Z)")
+_ENDS_LINE = re.compile(r"[ \t]*(?:#|//|\\?[ \t]*(?:\r\n|\r|\n|\Z))")  # a comment runs to its line's end
 """What may follow opening quotes that end their line: what quotes read as closing ones must be followed by for
 the text after them to be read as a string (a template ending in `&password=` is followed by code)."""
+_LINE_OPENING = re.compile(
+    r"[ \t]*(?:(?:export|const|let|var|val|final|static|private|public|protected|readonly)[ \t]+)*[\[{(,]?[ \t]*"
+)
+"""What may stand before an assignment that begins its line: indentation, declaration words, an opening bracket."""
 _ANY_QUOTES = re.compile(r"\"\"\"|'''|`")
-_PRIVATE_FIELD = re.compile(r"#[A-Za-z_$][\w$]*[ \t]*=[^=]")
-"""A JavaScript class's private field declared (`#apiKey = `), not a comment."""
 _NOT_A_VALUE = re.compile(r"[()]|^[{\[<]")
 """A line of a string over several lines that is no value, as `is_secret` reads an unquoted one: code or markup."""
 
@@ -87,7 +91,7 @@ def redacted_strings(text: str, mark: str, syntax: Syntax) -> tuple[str, int]:
     for floor, opening, start, end, reversed_reading in _strings(text, syntax):
         if start < at or _LINE_END.search(text, start, end) is None:
             continue  # inside a string blanked already, or on one line
-        name = _name_before(text, floor, opening)
+        name = _name_before(text, floor, opening, at_line_start=reversed_reading)
         if name is None:
             continue
         quotes = text[opening:start]
@@ -107,7 +111,8 @@ def _strings(text: str, syntax: Syntax) -> list[tuple[int, int, int, int, bool]]
     its text starts and where it ends (at its closing quotes, or the code's end), and whether it is one only if the
     scan went wrong. Those are read with care (`_blanked_lines`' `code`): quotes that end their line and that the scan
     read as closing a string (a text may begin inside one) or never saw (inside a string it took for one, after a
-    stray quote), each as the start of a string running to the next quotes of their kind."""
+    stray quote), each as the start of a string running to the next quotes of their kind or the next string the
+    scan opened, which is read on its own."""
     found: list[tuple[int, int, int, int, bool]] = []
     for floor, ceiling in _code_regions(text, syntax):
         opened: set[int] = set()  # where the scan saw strings open
@@ -115,11 +120,6 @@ def _strings(text: str, syntax: Syntax) -> list[tuple[int, int, int, int, bool]]
         while (token := _TOKEN.search(text, at, ceiling)) is not None:
             quotes = token[0]
             at = token.end()
-            if quotes[0] == "#" and (
-                (token.start() and text[token.start() - 1] == ".") or _PRIVATE_FIELD.match(text, token.start())
-            ):
-                at = token.start() + 1  # `this.#token`, `#token = `: a private field, not a comment
-                continue
             if quotes not in _CLOSING:
                 continue
             opened.add(token.start())
@@ -135,9 +135,13 @@ def _strings(text: str, syntax: Syntax) -> list[tuple[int, int, int, int, bool]]
                 at = token.end()  # unclosed: the later strings are read too (this kind cannot come again)
                 continue
             at = max(at, end)
+        opened_at = sorted(opened)
         for quotes in _ANY_QUOTES.finditer(text, floor, ceiling):
             if quotes.start() not in opened and _ENDS_LINE.match(text, quotes.end(), ceiling):
                 after = _next_quotes(text, quotes[0], quotes.end(), ceiling)
+                seen = bisect_left(opened_at, quotes.end())
+                if seen < len(opened_at):
+                    after = min(after, opened_at[seen])  # a string the scan saw is read on its own
                 found.append((floor, quotes.start(), quotes.end(), after, True))
     return sorted(found, key=lambda string: string[2])
 
@@ -174,16 +178,26 @@ def _prefix_start(text: str, quotes: int) -> int:
     return start
 
 
-def _name_before(text: str, floor: int, opening: int) -> str | None:
+def _line_start(text: str, reach: int, at: int) -> int:
+    """Where the line holding `at` starts, a lone `\r` ending a line too, or `reach`."""
+    return max(reach, text.rfind("\n", reach, at) + 1, text.rfind("\r", reach, at) + 1)
+
+
+def _name_before(text: str, floor: int, opening: int, at_line_start: bool = False) -> str | None:
     """The secret's name before a string starting at `opening` (its separator, and `_BETWEEN` between them; a `:`
     only on the quotes' own line, since a line ending in one opens a block, not a value); None when none stands
-    there. Looked for on the quotes' line and the `_LINES_ABOVE` above it, within `_LEAD_REACH` characters."""
+    there. Looked for on the quotes' line and the `_LINES_ABOVE` above it, within `_LEAD_REACH` characters.
+    `at_line_start`: only an assignment that begins its line counts, for quotes the scan did not open (a comment or
+    a docstring naming a key before a backtick is no assignment)."""
     reach = max(floor, opening - _LEAD_REACH)
-    window = max(reach, text.rfind("\n", reach, opening) + 1)
+    window = _line_start(text, reach, opening)
     for _ in range(_LINES_ABOVE):
         if window <= reach:
             break
-        window = max(reach, text.rfind("\n", reach, window - 1) + 1)
+        end = window - 1  # the line end before the window, `\r\n` stepped over whole
+        if text[end] == "\n" and end > reach and text[end - 1] == "\r":
+            end -= 1
+        window = _line_start(text, reach, end)
     if SECRET_WORD.search(text, window, opening) is None:
         return None  # most strings over lines are docstrings, below no name at all
     for lead in ASSIGNMENT_LEAD.finditer(text, window, opening):
@@ -193,6 +207,12 @@ def _name_before(text: str, floor: int, opening: int) -> str | None:
         separator = lead[0].rstrip()
         if "\n" in between[0] and separator.endswith(":") and not separator.endswith(":="):
             continue
+        if at_line_start:
+            line_start = _line_start(text, window, lead.start())  # bounded: a line begun before the window is long
+            if (line_start and text[line_start - 1] not in "\r\n") or not _LINE_OPENING.fullmatch(
+                text, line_start, lead.start()
+            ):
+                continue  # quotes the scan did not open: only under an assignment that begins its line
         return lead["name"]
     return None
 
@@ -211,7 +231,7 @@ def _blanked_lines(body: str, name: str, quote: str, mark: str, *, formatted: bo
     candidates = {
         number: value
         for number, value in values.items()
-        if not (several and (_INNER_SPACE.search(value) or _NOT_A_VALUE.search(value)))
+        if not (several and (_INNER_SPACE.search(value) or (_NOT_A_VALUE.search(value) and not looks_generated(value))))
     }
     literal = {n: without_template_fields(value, quote, formatted=formatted) for n, value in candidates.items()}
     secret = {

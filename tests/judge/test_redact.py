@@ -261,6 +261,8 @@ SPANNING_STRINGS = [
         "    more\n    '''\n\nAPI_KEY = \"\"\"\n«9f8e7d6c5b4a3f2e1d0c»\n\"\"\"\n\ndef f():\n    '''Doc.'''\n",
     ),
     ("stray-backtick.py", '    pressed with ` here.\n    """\n\nAPI_KEY = """\n«9f8e7d6c5b4a3f2e1d0c»\n"""\n'),
+    # Passwords of a list holding parentheses or opening with a bracket, as generated ones do
+    ("list.py", 'PASSWORDS = """\n«Xk9#pL2(mQ7!vR4)»\n«<aB3$dE6^gH9&»\n"""\n'),
 ]
 
 
@@ -298,6 +300,10 @@ SPANNING_TEXTS = [
     # A call that does not keep the value: a prompt, a pattern
     'password = input("""\nEnter the new password:\n""")\n',
     'PASSWORD_RE = re.compile(r"""\n^(?=.*\\d)\n(?=.*[a-z])\n.{8,}$\n""", re.X)\n',
+    # A backtick in a comment or a docstring after a key's name: no assignment, the code below is code
+    "    # e.g. `password=`\n    return\n",
+    "    // send `password=`\n    return;\n  }\n}\n",
+    'def f():\n    """Set `password=`\n    then\n    restart\n    """\n',
 ]
 
 
@@ -321,6 +327,9 @@ SPANNING_TEXTS = [
         "template-end",
         "prompt",
         "pattern",
+        "comment-backtick",
+        "slash-comment-backtick",
+        "docstring-backtick",
     ],
 )
 def test_a_string_over_lines_that_holds_no_secret_of_its_name_is_left_as_written(text: str) -> None:
@@ -331,9 +340,23 @@ def test_a_string_over_lines_that_holds_no_secret_of_its_name_is_left_as_written
     assert redact(text, syntax="code") == Redacted(text)
 
 
-def test_backticks_and_apostrophes_in_documentation_prose_open_no_string() -> None:
-    text = "Don't quote `can't` here.\nSet `password:` below.\nThis is prose 1234.\nSee the docs.\n"
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't quote `can't` here.\nSet `password:` below.\nThis is prose 1234.\nSee the docs.\n",
+        "Set `password=`\nthen\nrestart\n\n```python\nx = 1\n```\n",  # prose before a block, read as code
+    ],
+)
+def test_backticks_and_apostrophes_in_documentation_prose_open_no_string(text: str) -> None:
     assert redact(text, syntax="prose") == Redacted(text)
+
+
+def test_a_string_the_scan_saw_is_read_under_its_own_name_after_quotes_read_the_other_way_round() -> None:
+    """Quotes that close a template after `token=` end their line, so what follows them is read as a string too;
+    that reading stops at the next string the scan saw, which is decided under its own name."""
+    text = "url = f\"\"\"{base}?token=\"\"\"\nAPI_KEY = '''\nk-9f8e7d6c5b4a\n'''\nPASSWORD = '''\nhunter2hunter2\n'''\n"
+    redacted = redact(text, syntax="code")
+    assert "k-9f8e7d6c5b4a" not in redacted.text and "hunter2hunter2" not in redacted.text
 
 
 def test_a_blanked_string_keeps_its_lone_cr_line_ends() -> None:
@@ -405,6 +428,11 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         ("password = " * 30 + '"""\nx\n"""\n') * 500,
         "const token = `a`;" + ("x=" + "f(a,b);" * 50 + "y=`\n`;") * 500,  # a minified bundle's shape
         'PASSWORD = """\n' + "abcd\n" * 40_000 + '"""\n',  # a string of many short lines: a password list
+        "password = " + "`#" * 100_000,  # quotes and comments on one long line, each checked to the line's end
+        "password = " + "`//" * 66_666,
+        "password = `x`" + "#f =1;" * 33_333,  # private fields' `#`, each taken to the line's end first
+        "API_KEY = '''\r" + "'''#\r" * 40_000,  # lone CR line ends, which a look for a line's start missed
+        "API_KEY = '''\r" + "'''\r" * 50_000,
     ],
     ids=[
         "one-line",
@@ -429,6 +457,11 @@ def test_the_secret_items_of_a_tuple_or_list_named_for_secrets_are_redacted(path
         "names-before-strings-on-long-lines",
         "minified-templates",
         "many-short-lines",
+        "backticks-and-hashes-on-one-line",
+        "backticks-and-slashes-on-one-line",
+        "private-fields-on-one-line",
+        "lone-cr-comments",
+        "lone-cr-strings",
     ],
 )
 def test_redaction_stays_fast_on_text_made_to_slow_it(adversarial: str) -> None:
