@@ -70,6 +70,15 @@ _JS_COMMON = (
         " left: (member_expression object: [(identifier) (member_expression) (this)] @receiver"
         f" property: (property_identifier) @name) right: {_FUNCTION_VALUE})) @decl",
     ),
+    # A module that exports one function it names, `module.exports = function optionMatcher(args) {...}`: named
+    # by the function's own name (after the pattern above, so the snippet is too), not only `module.exports`.
+    _p(
+        "function",
+        "(expression_statement (assignment_expression"
+        " left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)"
+        ' right: (function_expression name: (identifier) @name)) (#eq? @_module "module") (#eq? @_exports "exports"))'
+        " @decl",
+    ),
     # An object literal's function-valued key, `{ redirect: function (url) {...} }`.
     _p("method", f"(pair key: [(property_identifier) (string)] @name value: {_FUNCTION_VALUE}) @decl"),
     _p("variable", "(program (lexical_declaration (variable_declarator name: (identifier) @name) @decl))", False),

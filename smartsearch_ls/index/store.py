@@ -44,7 +44,7 @@ from smartsearch_ls.index.gc_pause import gc_paused
 
 log = logging.getLogger(__name__)
 
-FORMAT = 18
+FORMAT = 19
 """Bump when what is persisted, or how files are chunked or tokenized, changes (3: the checksum is a CRC-32; 4:
 TypeScript overload signatures join their function's snippet, a file whose name is not UTF-8 is skipped, and a
 file's stamp holds its change time; 5: JavaScript methods assigned to members are declarations, and a doc comment
@@ -56,7 +56,8 @@ on in an array of what it gained since; 12: that array's table field is `gains`;
 the body of a secret-named YAML block scalar says so, `Snippet.secret_until`; 14: such a block is also one whose head
 has a comment, an anchor or a tag after the key, is a list item's or has a quoted key, or whose value starts below
 an empty line; 15: declarations named through their wrappers, taken back; 16: a Go type of any kind is a snippet of
-its own; 17: a split declaration's leftover lines joined the snippet before them, taken back; 18: as 16)."""
+its own; 17: a split declaration's leftover lines joined the snippet before them, taken back; 18: as 16; 19:
+a module exporting one named function, `module.exports = function NAME`, is named NAME)."""
 
 STALE_TEMPORARY_SECONDS = 600.0
 """A temporary file untouched this long belongs to a persist that was killed: a whole index is written in seconds."""

@@ -190,6 +190,17 @@ def test_commonjs_method_assignments_are_named_declarations(invariants):
     assert named["spaced"] == (22, 28)  # a doc comment and one blank line above still belong to it
 
 
+def test_a_module_exporting_one_named_function_is_found_by_the_function_s_name(invariants):
+    """`module.exports = function optionMatcher(args)` was named `module.exports` alone: a look-up of
+    `optionMatcher` found nothing, and the judge saw no name saying what the file does."""
+    text = "const re = /x/\n\nmodule.exports = function optionMatcher (args) {\n  return args.filter(re.test)\n}\n"
+    chunked = chunk_file("lib/cli-options.js", text)
+    invariants(text, chunked)
+    assert kinds(chunked)["optionMatcher"] == "function"
+    assert "module.exports" in kinds(chunked)  # still found as what it is too
+    assert {symbol: (start, end) for symbol, start, end in spans(chunked) if symbol}["optionMatcher"] == (3, 5)
+
+
 def test_go(invariants):
     text = dedent(
         """
