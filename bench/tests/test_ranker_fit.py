@@ -14,9 +14,11 @@ from bench.quality import metrics
 from bench.ranker import collect
 from bench.ranker.collect import Rows
 from bench.ranker.fit import (
+    POSITIVES_EMPTY_BOUND,
     THRESHOLD,
     Data,
     Questions,
+    choose,
     criterion,
     cross_validate,
     figures_on,
@@ -179,3 +181,17 @@ def test_each_fold_scores_the_ranker_fitted_without_it_at_every_part_of_the_sett
         folds.append(figures_on(looked, fit_ranker(development, crossed, rest, setting), [held]))
     assert reported == pytest.approx({name: np.mean([fold[name] for fold in folds]) for name in reported})
     assert reported["criterion"] == pytest.approx(criterion(reported))
+
+
+def test_the_choice_keeps_present_behaviors_answered_with_nothing_within_the_goal_s_bound() -> None:
+    """The best criterion loses to a setting within the bound; a long answer (past a page) is never chosen; with none
+    within the bound, the nearest is."""
+    figures = {
+        (0.1, 1.0, 0.5, 0.1): {"criterion": 1.5, "positives_empty": 0.2, "matches": 5.0},
+        (0.1, 1.0, 0.8, 0.1): {"criterion": 1.3, "positives_empty": POSITIVES_EMPTY_BOUND, "matches": 6.0},
+        (0.1, 1.0, 0.9, 0.1): {"criterion": 1.2, "positives_empty": 0.01, "matches": 7.0},
+        (0.1, 1.0, 0.9, 0.02): {"criterion": 1.9, "positives_empty": 0.0, "matches": 40.0},
+    }
+    assert choose(figures)[0] == (0.1, 1.0, 0.8, 0.1)
+    outside = {k: {**v, "positives_empty": v["positives_empty"] + 0.1} for k, v in figures.items()}
+    assert choose(outside)[0] == (0.1, 1.0, 0.9, 0.1)

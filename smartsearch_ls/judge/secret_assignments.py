@@ -51,7 +51,9 @@ markup), `prose` (documentation: an unquoted value is one word, the rest of the 
 (everything else: an unquoted value is the rest of the line, as YAML, INI, `.properties` and shell read it)."""
 
 _SEPARATOR = r"(?::=|=>|===|==|=|:)"
-_PREFIX = r"[rbuRBUfF]{0,2}"
+STRING_PREFIX_LETTERS = "rbuRBUfF"
+"""What may stand before a string literal's opening quote, one or two of them: `r`, `b`, `f`, `rb`..."""
+_PREFIX = rf"[{STRING_PREFIX_LETTERS}]{{0,2}}"
 
 
 def _literal(quote: str, *, parts: bool = False) -> str:
@@ -403,8 +405,14 @@ _JS_TEMPLATE_FIELD = re.compile(r"\$\{[^{}]*\}")
 
 def _literal_part(found: re.Match[str]) -> str:
     """A quoted value without the fields of a template, which hold other values rather than a secret."""
-    formatted = "f" in found["prefix"].lower() or found.string.startswith(".format(", found.end())
+    formatted = is_formatted(found["prefix"], found.string, found.end())
     return without_template_fields(found["value"], found["q"], formatted=formatted)
+
+
+def is_formatted(prefix: str, text: str, end: int) -> bool:
+    """Whether a literal with this prefix, ending at `end` in `text`, is a template of Python's: an f-string, or a
+    string `.format(...)` is called on."""
+    return "f" in prefix.lower() or text.startswith(".format(", end)
 
 
 def without_template_fields(value: str, quote: str, *, formatted: bool) -> str:

@@ -25,11 +25,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from smartsearch_ls.chunking.snippet import LINE_BREAK
 from smartsearch_ls.judge.secret_assignments import (
     ASSIGNMENT_LEAD,
     REDACTED,
     SECRET_WORD,
+    STRING_PREFIX_LETTERS,
     Syntax,
+    is_formatted,
     is_secret,
     looks_generated,
     without_template_fields,
@@ -48,7 +51,6 @@ _CLOSING = {quotes: re.compile(rf"\\.|{re.escape(quotes)}", re.DOTALL) for quote
 """What closes a string opened by each kind of quotes, an escaped character stepped over."""
 _FENCE = re.compile(r"(?<![^\n\r])[ \t]*(?:`{3,}|~{3,})[^\n\r]*")
 """A fence of a documentation's code block, however deep in a list it is indented."""
-_PREFIX_LETTERS = frozenset("rbuRBUfF")
 _BETWEEN = re.compile(
     r"[ \t]*(?:(?:(?:textwrap\.)?dedent|(?:inspect\.)?cleandoc|(?:base64\.)?b64decode|bytes\.fromhex|json\.loads"
     r"|str|bytes|SecretStr)\()?\(?(?:\s|\\|(?:#|//)[^\n]*)*+"
@@ -61,7 +63,8 @@ _LINES_ABOVE = 3
 _LEAD_REACH = 400
 """And how many characters: a bound whatever the lines' length, so that looking is never quadratic."""
 _OPENS_BELOW = re.compile(r"(?:=|\(|\\)[ \t]*(?:(?:#|//)[^\n]*)?\r?\n?\Z")
-_LINE_END = re.compile(r"(\r\n|\r|\n)")
+_LINE_END = re.compile(f"({LINE_BREAK.pattern})")
+"""Line ends as an editor counts them, kept by a split."""
 _INNER_SPACE = re.compile(r"\S\s+\S")
 _ENDS_LINE = re.compile(r"[ \t]*(?:#|//|\\?[ \t]*(?:\r\n|\r|\n|\Z))")  # a comment runs to its line's end
 """What may follow opening quotes that end their line: what quotes read as closing ones must be followed by for
@@ -95,7 +98,8 @@ def redacted_strings(text: str, mark: str, syntax: Syntax) -> tuple[str, int]:
         if name is None:
             continue
         quotes = text[opening:start]
-        formatted = "f" in quotes.lower() or text.startswith(".format(", end + len(quotes.lstrip("rbuRBUfF")))
+        prefix = quotes.rstrip("`\"'")
+        formatted = is_formatted(prefix, text, end + len(quotes) - len(prefix))
         blanked = _blanked_lines(text[start:end], name, quotes[-1], mark, formatted=formatted, code=reversed_reading)
         if blanked is not None:
             pieces += (text[at:start], blanked)
@@ -171,7 +175,7 @@ def _code_regions(text: str, syntax: Syntax) -> list[tuple[int, int]]:
 def _prefix_start(text: str, quotes: int) -> int:
     """Where the string whose quotes are at `quotes` starts: at its prefix (`f`, `rb`), if it has one."""
     start = quotes
-    while start > max(0, quotes - 2) and text[start - 1] in _PREFIX_LETTERS:
+    while start > max(0, quotes - 2) and text[start - 1] in STRING_PREFIX_LETTERS:
         start -= 1
     if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
         return quotes  # the end of a name, not a prefix

@@ -281,6 +281,7 @@ SPANNING_TEXTS = [
     'expired_token = """\nError 401: token expired at 2024-01-01\n"""\n',  # prose under a key's name
     'QUERIES = {\n    "get_token": """\n        SELECT token FROM tokens WHERE user_id = 12345\n    """,\n}\n',
     'API_KEY = f"""\n{user}-{host}\n"""\n',  # nothing but a template's fields
+    'API_KEY = """\n{user}-{host}\n""".format(user=u, host=h)\n',  # and a string `.format` is called on
     # A docstring whose last line ends in `password=`: its closing quotes open nothing, the code below is code
     'def f():\n    """Set up.\n\n    password="""\n    connect(user, pw)\n    """Doc"""\n',
     'SECRET = """\n[REDACTED:secret]\n"""\n',  # a marker the source holds
@@ -314,6 +315,7 @@ SPANNING_TEXTS = [
         "prose",
         "sql",
         "fields",
+        "format-fields",
         "docstring-end",
         "marker",
         "sql-credentials",
